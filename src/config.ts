@@ -1,0 +1,278 @@
+import { z } from "zod";
+
+/** Product kinds a shop can enable through PRODUCTS. */
+export const PRODUCT_KINDS = ["stars", "premium", "gift", "steam", "neural", "game"] as const;
+export type ProductKind = (typeof PRODUCT_KINDS)[number];
+
+export const CHECKOUT_MODES = ["stars", "invoice", "direct"] as const;
+export type CheckoutMode = (typeof CHECKOUT_MODES)[number];
+
+export const LOCALES = ["ru", "en"] as const;
+export type Locale = (typeof LOCALES)[number];
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** Empty strings in the environment mean "not set". */
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const requiredString = z
+  .string({ error: "is required" })
+  .trim()
+  .min(1, { error: "is required" });
+
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { error: `must be a URL (${protocols.map((p) => p.replace(":", "")).join(" or ")})` },
+    );
+
+const optionalUrl = (protocols: string[]) =>
+  optionalString.pipe(z.union([z.undefined(), url(protocols)]));
+
+const number = (def: number, opts: { min?: number; max?: number; int?: boolean } = {}) =>
+  optionalString.transform((v, ctx) => {
+    if (v === undefined) return def;
+    const n = Number(v);
+    const bad =
+      !Number.isFinite(n) ||
+      (opts.int && !Number.isInteger(n)) ||
+      (opts.min !== undefined && n < opts.min) ||
+      (opts.max !== undefined && n > opts.max);
+    if (bad) {
+      const range = [
+        opts.int ? "a whole number" : "a number",
+        opts.min !== undefined ? `≥ ${opts.min}` : "",
+        opts.max !== undefined ? `≤ ${opts.max}` : "",
+      ]
+        .filter(Boolean)
+        .join(" ");
+      ctx.addIssue({ code: "custom", message: `must be ${range}, got "${v}"` });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+const idList = (label: string) =>
+  optionalString.transform((v, ctx) => {
+    if (v === undefined) return [] as number[];
+    const parts = v
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean);
+    const bad = parts.filter((p) => !/^-?\d{1,20}$/.test(p));
+    if (bad.length > 0) {
+      ctx.addIssue({ code: "custom", message: `${label} must be integers, not ${bad.map((b) => `"${b}"`).join(", ")}` });
+      return z.NEVER;
+    }
+    return parts.map(Number);
+  });
+
+const enumOf = <T extends readonly [string, ...string[]]>(values: T, def: T[number]) =>
+  optionalString.transform((v, ctx) => {
+    if (v === undefined) return def;
+    const lower = v.toLowerCase();
+    if (!(values as readonly string[]).includes(lower)) {
+      ctx.addIssue({ code: "custom", message: `must be one of ${values.join(", ")}, got "${v}"` });
+      return z.NEVER;
+    }
+    return lower as T[number];
+  });
+
+const envSchema = z
+  .object({
+    BOT_TOKEN: requiredString,
+    TELEGRAM_API_ROOT: optionalUrl(["http:", "https:"]).transform((v) =>
+      (v ?? "https://api.telegram.org").replace(/\/+$/, ""),
+    ),
+    BOT_MODE: enumOf(["polling", "webhook"] as const, "polling"),
+    BOT_WEBHOOK_URL: optionalUrl(["https:"]),
+    BOT_WEBHOOK_SECRET: optionalString.pipe(
+      z.union([
+        z.undefined(),
+        z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, {
+          error: "must be 1-256 characters of A-Z, a-z, 0-9, _ and -",
+        }),
+      ]),
+    ),
+    RESELLER_API_URL: z
+      .string({ error: "is required" })
+      .pipe(url(["http:", "https:"]))
+      .transform((v) => v.replace(/\/+$/, "")),
+    RESELLER_API_KEY: requiredString,
+    RESELLER_WEBHOOK_SECRET: optionalString,
+    PUBLIC_BASE_URL: optionalUrl(["https:"]).transform((v) => v?.replace(/\/+$/, "")),
+    HTTP_HOST: optionalString.transform((v) => v ?? "0.0.0.0"),
+    HTTP_PORT: number(8080, { int: true, min: 0, max: 65535 }),
+    REDIS_URL: optionalUrl(["redis:", "rediss:"]).transform((v) => v ?? "redis://127.0.0.1:6379"),
+    REDIS_PREFIX: optionalString.transform((v) => v ?? "shopbot:"),
+    OPERATOR_IDS: idList("operator ids").refine((ids) => ids.length > 0, { error: "is required (comma-separated Telegram user ids)" }),
+    CHECKOUT: enumOf(CHECKOUT_MODES, "stars"),
+    PAYMENT_PROVIDER_TOKEN: optionalString,
+    STAR_PRICE_RUB: number(1.5, { min: 0.01 }),
+    ALLOWED_USER_IDS: idList("user ids"),
+    PRICE_MARKUP_PERCENT: number(10, { min: 0, max: 1000 }),
+    PRODUCTS: optionalString.transform((v, ctx) => {
+      if (v === undefined) return [...PRODUCT_KINDS];
+      const parts = [
+        ...new Set(
+          v
+            .split(",")
+            .map((p) => p.trim().toLowerCase())
+            .filter(Boolean),
+        ),
+      ];
+      const bad = parts.filter((p) => !(PRODUCT_KINDS as readonly string[]).includes(p));
+      if (bad.length > 0 || parts.length === 0) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be a comma-separated subset of ${PRODUCT_KINDS.join(",")}${bad.length ? `; unknown: ${bad.join(", ")}` : ""}`,
+        });
+        return z.NEVER;
+      }
+      return parts as ProductKind[];
+    }),
+    QUOTE_TTL_SECONDS: number(900, { int: true, min: 10 }),
+    POLL_INTERVAL_SECONDS: number(3, { min: 0.05, max: 3600 }),
+    TRACKING_TIMEOUT_HOURS: number(24, { min: 0.001 }),
+    CATALOG_TTL_SECONDS: number(30, { min: 0, max: 86400 }),
+    LOW_BALANCE_RUB: number(1000, { min: 0 }),
+    DEFAULT_LOCALE: enumOf(LOCALES, "ru"),
+    SUPPORT_CONTACT: optionalString,
+    LOG_LEVEL: enumOf(LOG_LEVELS, "info"),
+  })
+  .superRefine((env, ctx) => {
+    if (env.BOT_MODE === "webhook") {
+      if (!env.BOT_WEBHOOK_URL)
+        ctx.addIssue({ code: "custom", path: ["BOT_WEBHOOK_URL"], message: "is required when BOT_MODE=webhook" });
+      if (!env.BOT_WEBHOOK_SECRET)
+        ctx.addIssue({
+          code: "custom",
+          path: ["BOT_WEBHOOK_SECRET"],
+          message: "is required when BOT_MODE=webhook",
+        });
+    }
+    if (env.CHECKOUT === "invoice" && !env.PAYMENT_PROVIDER_TOKEN) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["PAYMENT_PROVIDER_TOKEN"],
+        message: "is required when CHECKOUT=invoice",
+      });
+    }
+  });
+
+export interface Config {
+  botToken: string;
+  telegramApiRoot: string;
+  botMode: "polling" | "webhook";
+  botWebhookUrl: string | undefined;
+  botWebhookSecret: string | undefined;
+  resellerApiUrl: string;
+  resellerApiKey: string;
+  resellerWebhookSecret: string | undefined;
+  publicBaseUrl: string | undefined;
+  /** PUBLIC_BASE_URL + /webhooks/reseller when webhooks can be verified, else undefined (polling only). */
+  resellerCallbackUrl: string | undefined;
+  httpHost: string;
+  httpPort: number;
+  redisUrl: string;
+  redisPrefix: string;
+  operatorIds: number[];
+  checkout: CheckoutMode;
+  paymentProviderToken: string | undefined;
+  starPriceRub: number;
+  allowedUserIds: number[];
+  priceMarkupPercent: number;
+  products: ProductKind[];
+  quoteTtlSeconds: number;
+  pollIntervalSeconds: number;
+  trackingTimeoutHours: number;
+  catalogTtlSeconds: number;
+  lowBalanceRub: number;
+  defaultLocale: Locale;
+  supportContact: string | undefined;
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+/** Every environment variable the bot reads, in the order of DESIGN.md. */
+export const ENV_VARIABLES = Object.keys(envSchema.shape) as (keyof typeof envSchema.shape)[];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(
+      `Invalid configuration:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join("\n")}`,
+    );
+    this.name = "ConfigError";
+  }
+}
+
+/** Builds the typed configuration from an environment. Pure: reads only `env`. Throws ConfigError naming every bad variable. */
+export function createConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const seen = new Map<string, string[]>();
+    for (const issue of parsed.error.issues) {
+      const variable = String(issue.path[0] ?? "environment");
+      const message = issue.code === "invalid_type" && env[variable] === undefined ? "is required" : issue.message;
+      const list = seen.get(variable) ?? [];
+      if (!list.includes(message)) list.push(message);
+      seen.set(variable, list);
+    }
+    throw new ConfigError([...seen].map(([variable, msgs]) => ({ variable, message: msgs.join("; ") })));
+  }
+  const e = parsed.data;
+  return {
+    botToken: e.BOT_TOKEN,
+    telegramApiRoot: e.TELEGRAM_API_ROOT,
+    botMode: e.BOT_MODE,
+    botWebhookUrl: e.BOT_WEBHOOK_URL,
+    botWebhookSecret: e.BOT_WEBHOOK_SECRET,
+    resellerApiUrl: e.RESELLER_API_URL,
+    resellerApiKey: e.RESELLER_API_KEY,
+    resellerWebhookSecret: e.RESELLER_WEBHOOK_SECRET,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
+    resellerCallbackUrl:
+      e.PUBLIC_BASE_URL && e.RESELLER_WEBHOOK_SECRET ? `${e.PUBLIC_BASE_URL}/webhooks/reseller` : undefined,
+    httpHost: e.HTTP_HOST,
+    httpPort: e.HTTP_PORT,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
+    operatorIds: e.OPERATOR_IDS,
+    checkout: e.CHECKOUT,
+    paymentProviderToken: e.PAYMENT_PROVIDER_TOKEN,
+    starPriceRub: e.STAR_PRICE_RUB,
+    allowedUserIds: e.ALLOWED_USER_IDS,
+    priceMarkupPercent: e.PRICE_MARKUP_PERCENT,
+    products: e.PRODUCTS,
+    quoteTtlSeconds: e.QUOTE_TTL_SECONDS,
+    pollIntervalSeconds: e.POLL_INTERVAL_SECONDS,
+    trackingTimeoutHours: e.TRACKING_TIMEOUT_HOURS,
+    catalogTtlSeconds: e.CATALOG_TTL_SECONDS,
+    lowBalanceRub: e.LOW_BALANCE_RUB,
+    defaultLocale: e.DEFAULT_LOCALE,
+    supportContact: e.SUPPORT_CONTACT,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** The values that must never reach a log line, for redaction and log scans. */
+export function secretsOf(config: Config): string[] {
+  return [
+    config.botToken,
+    config.resellerApiKey,
+    config.resellerWebhookSecret,
+    config.botWebhookSecret,
+    config.paymentProviderToken,
+  ].filter((s): s is string => typeof s === "string" && s.length > 0);
+}

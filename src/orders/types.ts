@@ -1,0 +1,181 @@
+import type { Locale, ProductKind } from "../config.js";
+import type { ResellerProduct } from "../reseller/types.js";
+
+/**
+ * Order states (DESIGN.md). `draft` is internal: the record exists (its custom_id is fixed)
+ * but `create` has not answered yet; a retried quote reuses it.
+ */
+export const ORDER_STATES = [
+  "draft",
+  "quoted",
+  "paid",
+  "pending",
+  "delivered",
+  "failed",
+  "rejected",
+  "expired",
+  "cancelled",
+] as const;
+export type OrderState = (typeof ORDER_STATES)[number];
+
+export const FINAL_STATES: readonly OrderState[] = ["delivered", "failed", "rejected", "expired", "cancelled"];
+
+export type RefundState = "none" | "done" | "needed";
+
+/** How the customer pays: Telegram Stars, a provider invoice in roubles, or not at all (`direct`). */
+export type PaymentCurrency = "XTR" | "RUB" | "NONE";
+
+/** What the customer is buying, in the form `create` needs plus a label for cards. */
+export interface OrderItem {
+  kind: ProductKind;
+  product: ResellerProduct;
+  /** Telegram username without "@" (or the game-platform login for steam). */
+  recipient?: string;
+  quantity?: number;
+  giftId?: string;
+  code?: string;
+  productRef?: string;
+  fields?: Record<string, string>;
+  /** Human label fixed at quote time, e.g. "PUBG Mobile · Global · 60 UC" or a gift's emoji. */
+  title?: string;
+  emoji?: string;
+  /** Game and region keys for game orders (for the card and operator views). */
+  game?: string;
+  region?: string;
+}
+
+export interface Customer {
+  userId: number;
+  chatId: number;
+  username?: string;
+  firstName?: string;
+  locale: Locale;
+}
+
+export interface Order {
+  /** custom_id: UUID v4, written before `create` is called. */
+  id: string;
+  state: OrderState;
+  item: OrderItem;
+  customer: Customer;
+  /** Wholesale price fixed by `create`, kopecks. */
+  wholesaleKopecks?: number;
+  /** What the pay call reported as charged, kopecks. */
+  chargedKopecks?: number;
+  /** Customer price in roubles (kopecks, whole roubles by the markup rule). */
+  priceKopecks?: number;
+  /** How the customer pays and the invoice total in that currency's smallest unit (stars, kopecks). */
+  currency: PaymentCurrency;
+  amount?: number;
+  telegramChargeId?: string;
+  providerChargeId?: string;
+  /** Last status read from the reseller. */
+  resellerStatus?: string;
+  deliveredPayload?: Record<string, unknown>;
+  errorMessage?: string;
+  refund: RefundState;
+  /** Chat message id of the order's status card. */
+  cardMessageId?: number;
+  /** Flagged when pending longer than TRACKING_TIMEOUT_HOURS. */
+  stuck: boolean;
+  /** When the one final message went out. */
+  finalNotifiedAt?: number;
+  createdAt: number;
+  updatedAt: number;
+  /** Quote expiry (ms since epoch), set when quoted. */
+  expiresAt?: number;
+  /** ms since epoch of each state the order entered. */
+  times: Partial<Record<OrderState, number>>;
+}
+
+/** Operator alerts raised by the engine; the Notifier delivers them to every operator. */
+export type AlertKind =
+  | "delivery_failed"
+  | "pay_rejected"
+  | "low_balance"
+  | "stuck"
+  | "refund_needed"
+  | "reseller_auth"
+  | "duplicate_payment";
+
+export interface OperatorAlert {
+  kind: AlertKind;
+  orderId?: string;
+  /** Reason text, balance, etc. */
+  details: Record<string, string | number | null>;
+}
+
+/**
+ * How the orders engine reaches Telegram. Implemented by the bot; the engine never imports grammY.
+ * Every method may be called again after a crash for the same order (at-least-once), so it must
+ * be safe to repeat; the engine records what was done and normally calls each once.
+ */
+export interface Notifier {
+  /** Edit the order's status card (or send one when it has none) to show its current state. Returns the card's message id. */
+  updateCard(order: Order): Promise<number | undefined>;
+  /** Send the one final message of a delivered, failed or rejected order. */
+  sendFinal(order: Order): Promise<void>;
+  /** Refund a Telegram Stars payment. */
+  refundStars(userId: number, telegramChargeId: string): Promise<void>;
+  /** Tell every operator. */
+  alert(alert: OperatorAlert, order?: Order): Promise<void>;
+}
+
+/** What a flow hands to `quote`. */
+export interface QuoteInput {
+  /** UUID v4 chosen once per customer intent (in a conversation: through conversation.external). */
+  orderId: string;
+  item: OrderItem;
+  customer: Customer;
+}
+
+export type PayCheck =
+  | { ok: true; order: Order }
+  | { ok: false; reason: "not_found" | "not_quoted" | "expired" | "wrong_user" | "wrong_amount"; order?: Order };
+
+export interface PaymentReceipt {
+  userId: number;
+  currency: "XTR" | "RUB";
+  totalAmount: number;
+  telegramChargeId: string;
+  providerChargeId?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** Operator list filters. `attention` = rejected, stuck, or a refund needed. */
+export type OrderFilter = "all" | "pending" | "delivered" | "failed" | "attention";
+
+/** What the bot may ask of the orders engine. */
+export interface OrdersApi {
+  /**
+   * Persists the order (as `draft`) under `orderId`, then calls `create`; returns it `quoted` with prices.
+   * Repeating it with the same orderId never makes a second order. Throws ResellerValidationError
+   * (bad input) or ResellerApiError (the reseller refused or is unreachable; `transient` says whether a retry may work).
+   */
+  quote(input: QuoteInput): Promise<Order>;
+  get(orderId: string): Promise<Order | null>;
+  setCardMessage(orderId: string, messageId: number): Promise<void>;
+  /** For pre_checkout_query: still quoted, unexpired, this user's, same currency and amount. */
+  checkPayable(orderId: string, expect: { userId: number; currency: "XTR" | "RUB"; totalAmount: number }): Promise<PayCheck>;
+  /**
+   * For successful_payment: marks the order paid and queues `pay`. Idempotent per charge id;
+   * a second, different payment for the same order is refunded (Stars) or flagged to operators.
+   */
+  markPaid(orderId: string, receipt: PaymentReceipt): Promise<{ outcome: "paid" | "duplicate" | "refunded_extra"; order: Order | null }>;
+  /** CHECKOUT=direct: confirm a quote (queues `pay`). `won` is false when it was already confirmed or is no longer quoted. */
+  confirm(orderId: string, userId: number): Promise<{ won: boolean; order: Order | null }>;
+  /** Cancels a quote the customer abandoned. */
+  cancel(orderId: string, userId: number): Promise<{ won: boolean; order: Order | null }>;
+  listByChat(chatId: number, offset: number, limit: number): Promise<Page<Order>>;
+  listAll(filter: OrderFilter, offset: number, limit: number): Promise<Page<Order>>;
+  /** Reads the order from the reseller now and applies what it says. */
+  recheck(orderId: string): Promise<Order | null>;
+  /** Queues the customer's final notification again (operator action). */
+  resendFinal(orderId: string): Promise<boolean>;
+  /** Marks a provider-paid order refunded by hand (operator action). */
+  markRefunded(orderId: string): Promise<boolean>;
+}

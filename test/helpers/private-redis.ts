@@ -1,0 +1,117 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+
+export interface PrivateRedis {
+  url: string;
+  port: number;
+  /** Stops the server (SIGTERM, then SIGKILL). */
+  stop(): Promise<void>;
+  /** Kills the process at once (as a crash would) without removing its directory. */
+  kill(): Promise<void>;
+  /** Starts the server again on the same port and directory. */
+  restart(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function hasRedisServer(): boolean {
+  const r = spawnSync("redis-server", ["--version"], { stdio: "ignore" });
+  return r.status === 0;
+}
+
+async function waitForRedis(url: string, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await client.connect();
+      await client.ping();
+      client.disconnect();
+      return;
+    } catch (err) {
+      client.disconnect();
+      if (Date.now() > until) throw new Error(`redis-server at ${url} did not answer: ${String(err)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/**
+ * Starts a private redis-server on a free port with no persistence to disk (unless
+ * `appendonly` is asked for, as crash drills need data that outlives a restart).
+ * Falls back to TEST_REDIS_URL; stops with a clear message when neither exists.
+ */
+export async function startPrivateRedis(opts: { appendonly?: boolean } = {}): Promise<PrivateRedis> {
+  if (!hasRedisServer()) {
+    const given = process.env.TEST_REDIS_URL;
+    if (given) {
+      return { url: given, port: 0, stop: async () => {}, kill: async () => {}, restart: async () => {} };
+    }
+    throw new Error(
+      "Tests need Redis: install redis-server (apt-get install redis-server) or set TEST_REDIS_URL to a Redis the tests may use.",
+    );
+  }
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "shopbot-redis-"));
+  const url = `redis://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+  const args = [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    opts.appendonly ? "yes" : "no",
+    "--appendfsync",
+    "always",
+    "--dir",
+    dir,
+    "--daemonize",
+    "no",
+    "--logfile",
+    "",
+    "--loglevel",
+    "warning",
+  ];
+  const start = async () => {
+    child = spawn("redis-server", args, { stdio: "ignore" });
+    await waitForRedis(url, 10_000);
+  };
+  const waitExit = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      const c = child;
+      if (!c || c.exitCode !== null || c.signalCode !== null) return resolve();
+      c.once("exit", () => resolve());
+      c.kill(signal);
+    });
+  await start();
+  return {
+    url,
+    port,
+    stop: async () => {
+      const t = setTimeout(() => child?.kill("SIGKILL"), 3000);
+      await waitExit("SIGTERM");
+      clearTimeout(t);
+      rmSync(dir, { recursive: true, force: true });
+    },
+    kill: () => waitExit("SIGKILL"),
+    restart: start,
+  };
+}
