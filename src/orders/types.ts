@@ -69,10 +69,15 @@ export interface Order {
   amount?: number;
   telegramChargeId?: string;
   providerChargeId?: string;
+  /** Payments received for an order that was already paid (refunded for Stars, flagged for providers). */
+  extraCharges?: ExtraCharge[];
   /** Last status read from the reseller. */
   resellerStatus?: string;
   deliveredPayload?: Record<string, unknown>;
   errorMessage?: string;
+  /** Why `pay` was refused (a ResellerApiError kind, e.g. "insufficient_funds"), and the deposit then. */
+  rejectReason?: string;
+  rejectBalanceRub?: number;
   refund: RefundState;
   /** Chat message id of the order's status card. */
   cardMessageId?: number;
@@ -86,6 +91,14 @@ export interface Order {
   expiresAt?: number;
   /** ms since epoch of each state the order entered. */
   times: Partial<Record<OrderState, number>>;
+}
+
+export interface ExtraCharge {
+  telegramChargeId: string;
+  providerChargeId?: string;
+  currency: "XTR" | "RUB";
+  amount: number;
+  refund: RefundState;
 }
 
 /** Operator alerts raised by the engine; the Notifier delivers them to every operator. */

@@ -38,6 +38,7 @@ async function waitForRedis(url: string, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
   for (;;) {
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    client.on("error", () => {});
     try {
       await client.connect();
       await client.ping();

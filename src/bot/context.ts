@@ -1,0 +1,44 @@
+import type { Conversation, ConversationFlavor } from "@grammyjs/conversations";
+import type { I18nFlavor } from "@grammyjs/i18n";
+import type { MenuFlavor } from "@grammyjs/menu";
+import type { Context, SessionFlavor } from "grammy";
+import type { Redis } from "ioredis";
+import type { CatalogService } from "../catalog/service.js";
+import type { Config, Locale } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { OrdersApi } from "../orders/types.js";
+
+/** What the bot needs from the rest of the application (built by src/main.ts). */
+export interface BotDeps {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  orders: OrdersApi;
+  catalog: CatalogService;
+}
+
+/** Per-chat data kept in Redis between updates. */
+export interface SessionData {
+  /** Chosen language (@grammyjs/i18n reads and writes this key when `useSession` is on). */
+  __language_code?: Locale;
+  /** The last quote a flow produced, so /cancel can cancel it while it is unpaid. */
+  lastQuoteId?: string;
+}
+
+interface Extras {
+  deps: BotDeps;
+  /** Child logger carrying the update id. */
+  logger: Logger;
+}
+
+type Base = Context & SessionFlavor<SessionData> & I18nFlavor & MenuFlavor & Extras;
+
+/** The context of every handler outside conversations. */
+export type BotContext = ConversationFlavor<Base>;
+
+/** Inside a conversation the context is a plain one; texts come from the flow's translator. */
+export type FlowContext = Context;
+export type FlowConversation = Conversation<BotContext, FlowContext>;
+
+/** Translates one key for one locale (Fluent variables: strings and numbers). */
+export type Translate = (key: string, vars?: Record<string, string | number>) => string;

@@ -1,0 +1,108 @@
+import type { Order } from "../../orders/types.js";
+import type { Translate } from "../context.js";
+import { type FormatOptions, refundLine, shortId } from "./card.js";
+import { escapeHtml } from "./html.js";
+import { describeItem, describeRecipient } from "./item.js";
+
+/** Telegram's limit is 4096 characters; the payload part stays well below it. */
+const PAYLOAD_BUDGET = 3000;
+
+const TX_KEYS = ["tx_hash", "txhash", "tx", "transaction", "transaction_id", "transaction_hash"];
+const CODE_LIST_KEYS = ["codes", "keys", "pins", "vouchers", "gift_codes"];
+const CODE_KEYS = ["code", "key", "pin", "voucher", "gift_code", "activation_code", "license_key"];
+/** Account details shown labelled, each value in <code> so it can be copied. */
+const ACCOUNT_KEYS = ["login", "username", "email", "password", "account", "account_id", "link", "url", "activation_link"];
+
+function norm(key: string): string {
+  return key.toLowerCase().replace(/[\s-]/g, "_");
+}
+
+/** "player_id" → "Player id". */
+export function humanizeKey(key: string): string {
+  const s = key.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").trim();
+  return s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
+}
+
+function scalar(v: unknown): string {
+  if (v === null || v === undefined) return "—";
+  if (typeof v === "string") return v;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return JSON.stringify(v);
+}
+
+/** Flattens nested objects into "a › b: value" pairs; arrays of scalars become one line. */
+function flatten(value: unknown, path: string[], out: [string, string][]): void {
+  if (Array.isArray(value)) {
+    if (value.every((x) => x === null || typeof x !== "object")) out.push([path.join(" › "), value.map(scalar).join(", ")]);
+    else value.forEach((x, i) => flatten(x, [...path, String(i + 1)], out));
+  } else if (value !== null && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) flatten(v, [...path, humanizeKey(k)], out);
+  } else {
+    out.push([path.join(" › "), scalar(value)]);
+  }
+}
+
+/**
+ * What was delivered, as HTML lines: the transaction hash, codes in <code> one per line,
+ * account details, then every other key as a readable "Key: value" list. Everything escaped.
+ */
+export function renderPayload(payload: Record<string, unknown> | undefined, t: Translate): string[] {
+  if (!payload) return [];
+  const lines: string[] = [];
+  const rest: [string, string][] = [];
+  for (const [key, value] of Object.entries(payload)) {
+    const k = norm(key);
+    if (TX_KEYS.includes(k) && value !== null && typeof value !== "object") {
+      lines.push(t("final-tx", { tx: `<code>${escapeHtml(scalar(value))}</code>` }));
+    } else if ((CODE_LIST_KEYS.includes(k) || CODE_KEYS.includes(k)) && Array.isArray(value)) {
+      const codes = value.map((c) => `<code>${escapeHtml(scalar(c))}</code>`);
+      lines.push(t("final-codes", { count: codes.length }), ...codes);
+    } else if (CODE_KEYS.includes(k) && value !== null && typeof value !== "object") {
+      lines.push(t("final-codes", { count: 1 }), `<code>${escapeHtml(scalar(value))}</code>`);
+    } else if (ACCOUNT_KEYS.includes(k) && value !== null && typeof value !== "object") {
+      lines.push(`${escapeHtml(humanizeKey(key))}: <code>${escapeHtml(scalar(value))}</code>`);
+    } else {
+      flatten(value, [humanizeKey(key)], rest);
+    }
+  }
+  if (rest.length > 0) {
+    if (lines.length > 0) lines.push("");
+    lines.push(t("final-details"));
+    for (const [k, v] of rest) lines.push(`• ${escapeHtml(k)}: ${escapeHtml(v)}`);
+  }
+  let used = 0;
+  const kept: string[] = [];
+  for (const line of lines) {
+    used += line.length + 1;
+    if (used > PAYLOAD_BUDGET) {
+      kept.push(t("final-truncated"));
+      break;
+    }
+    kept.push(line);
+  }
+  return kept;
+}
+
+/** The one message a customer gets when an order reaches delivered, failed or rejected. */
+export function renderFinal(order: Order, opts: FormatOptions): string {
+  const { t, locale } = opts;
+  const item = describeItem(order.item, t, locale);
+  const recipient = describeRecipient(order.item);
+  const head: string[] = [];
+  if (order.state === "delivered") {
+    head.push(t("final-delivered", { id: shortId(order.id), item }));
+    if (recipient) head.push(t(order.item.kind === "steam" ? "card-login" : "card-recipient", { recipient }));
+    const payload = renderPayload(order.deliveredPayload, t);
+    if (payload.length > 0) head.push("", ...payload);
+    return head.join("\n");
+  }
+  const reason = order.errorMessage ? escapeHtml(order.errorMessage) : t("final-no-reason");
+  head.push(
+    t(order.state === "rejected" ? "final-rejected" : "final-failed", { id: shortId(order.id), item }),
+    t("final-reason", { reason }),
+    "",
+    refundLine(order, opts),
+  );
+  if (opts.supportContact) head.push(t("final-support", { contact: escapeHtml(opts.supportContact) }));
+  return head.join("\n");
+}

@@ -1,0 +1,89 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "../logger.js";
+
+export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+export interface HttpServerDeps {
+  host: string;
+  port: number;
+  logger: Logger;
+  /** POST /webhooks/reseller */
+  resellerWebhook: Handler;
+  /** POST /webhooks/telegram (webhook mode only) */
+  telegramWebhook?: Handler;
+  /** GET /readyz: true when Redis answers. */
+  ready(): Promise<boolean>;
+  /** GET /metrics: Prometheus text and its content type. */
+  metrics?(): Promise<{ contentType: string; body: string }>;
+}
+
+export interface HttpServer {
+  server: Server;
+  /** http://host:port actually bound (port 0 picks a free one). */
+  url: string;
+  /** Stops accepting connections and closes idle ones; waits for in-flight requests. */
+  close(): Promise<void>;
+}
+
+function text(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8" });
+  res.end(body);
+}
+
+/** The one HTTP listener: reseller webhooks, Telegram webhook mode, health and metrics. */
+export async function startHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
+  const log = deps.logger.child({ component: "http" });
+  const routes: Record<string, Handler | undefined> = {
+    "POST /webhooks/reseller": deps.resellerWebhook,
+    "POST /webhooks/telegram": deps.telegramWebhook,
+    "GET /healthz": (_req, res) => text(res, 200, "ok\n"),
+    "GET /readyz": async (_req, res) => {
+      const ready = await deps.ready().catch(() => false);
+      text(res, ready ? 200 : 503, ready ? "ready\n" : "redis unavailable\n");
+    },
+    "GET /metrics": deps.metrics
+      ? async (_req, res) => {
+          const m = await deps.metrics!();
+          res.writeHead(200, { "content-type": m.contentType });
+          res.end(m.body);
+        }
+      : undefined,
+  };
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    const handler = routes[`${req.method} ${path}`];
+    if (!handler) {
+      const known = Object.keys(routes).some((r) => routes[r] && r.endsWith(` ${path}`));
+      req.resume();
+      return text(res, known ? 405 : 404, known ? "method not allowed\n" : "not found\n");
+    }
+    Promise.resolve(handler(req, res)).catch((err) => {
+      log.error({ err, path }, "request failed");
+      if (!res.headersSent) text(res, 500, "internal error\n");
+      else res.destroy();
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(deps.port, deps.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  return {
+    server,
+    url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${addr.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5_000).unref();
+      }),
+  };
+}

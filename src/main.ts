@@ -1,0 +1,160 @@
+import { pathToFileURL } from "node:url";
+import { Api } from "grammy";
+import { Redis } from "ioredis";
+import { configureApi, createBot, createNotifier, startBot, telegramWebhookHandler } from "./bot/index.js";
+import { createCatalogService } from "./catalog/service.js";
+import { type Config, ConfigError, createConfig, secretsOf } from "./config.js";
+import { resellerWebhookHandler } from "./http/reseller-webhook.js";
+import { type HttpServer, startHttpServer } from "./http/server.js";
+import { createLogger, type Logger } from "./logger.js";
+import { createMetrics } from "./metrics.js";
+import { createOrdersService, type OrdersService } from "./orders/service.js";
+import { createResellerClient } from "./reseller/client.js";
+
+export interface App {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  orders: OrdersService;
+  http: HttpServer;
+  /** Stops intake, lets in-flight work finish (up to `timeoutMs`), closes the listener and Redis. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+export interface AppOptions {
+  /** Where log lines go (tests capture them); stdout by default. */
+  logDestination?: import("pino").DestinationStream;
+  /** Engine tuning for tests and drills. */
+  engine?: { leaseMs?: number; idleDelayMs?: number; concurrency?: number };
+}
+
+/** The composition root: config → logger → redis → reseller → catalog → notifier → orders → bot → http. */
+export async function startApp(env: Record<string, string | undefined>, opts: AppOptions = {}): Promise<App> {
+  const config = createConfig(env);
+  const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) }, opts.logDestination);
+  const redis = new Redis(config.redisUrl, {
+    // Fail commands quickly while Redis is away so customers get "try again shortly" instead of silence.
+    maxRetriesPerRequest: 2,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+    connectionName: "shopbot",
+  });
+  redis.on("error", (err) => logger.warn({ err: { message: err.message } }, "redis connection error"));
+
+  let orders: OrdersService | undefined;
+  const metrics = createMetrics({ queueDepth: () => orders?.queueDepth() ?? Promise.resolve(0) });
+  const reseller = createResellerClient({
+    baseUrl: config.resellerApiUrl,
+    apiKey: config.resellerApiKey,
+    logger,
+    onRequest: ({ endpoint, status, durationMs, error }) => {
+      metrics.resellerLatency.observe({ endpoint, status: String(status ?? 0) }, durationMs / 1000);
+      if (error || (status ?? 0) >= 400) metrics.resellerErrors.inc({ endpoint });
+    },
+  });
+  const catalog = createCatalogService({ client: reseller, ttlSeconds: config.catalogTtlSeconds, logger });
+
+  const notifierApi = new Api(config.botToken, { apiRoot: config.telegramApiRoot });
+  configureApi(notifierApi, { redis, config, logger, metrics });
+  const notifier = createNotifier({ api: notifierApi, config, logger });
+
+  orders = createOrdersService({
+    redis,
+    prefix: config.redisPrefix,
+    reseller,
+    notifier,
+    logger,
+    config,
+    ...opts.engine,
+    hooks: {
+      onTransition: (order) => metrics.orderTransitions.inc({ state: order.state, product: order.item.product }),
+      onJob: (type, outcome) => metrics.jobs.inc({ type, outcome }),
+    },
+  });
+  const ordersService = orders;
+
+  const bot = createBot({ config, logger, redis, orders: ordersService, catalog, metrics });
+  const http = await startHttpServer({
+    host: config.httpHost,
+    port: config.httpPort,
+    logger,
+    resellerWebhook: resellerWebhookHandler({
+      secret: config.resellerWebhookSecret,
+      logger,
+      onDeliveryHint: (id) => ordersService.onDeliveryHint(id),
+      onOutcome: (outcome) => metrics.webhookRequests.inc({ outcome }),
+    }),
+    telegramWebhook: config.botMode === "webhook" ? telegramWebhookHandler(bot, config) : undefined,
+    ready: async () => (await redis.ping()) === "PONG",
+    metrics: () => metrics.render(),
+  });
+
+  ordersService.start();
+  const botHandle = await startBot(bot, { config, logger });
+  logger.info(
+    { mode: config.botMode, checkout: config.checkout, http: http.url, products: config.products },
+    "shop bot started",
+  );
+
+  let stopping: Promise<void> | undefined;
+  return {
+    config,
+    logger,
+    redis,
+    orders: ordersService,
+    http,
+    stop(timeoutMs = 10_000) {
+      stopping ??= (async () => {
+        logger.info("shutting down");
+        await botHandle.stop().catch((err) => logger.warn({ err }, "bot stop failed"));
+        await ordersService.stop(timeoutMs);
+        await http.close();
+        await reseller.close().catch(() => {});
+        await redis.quit().catch(() => redis.disconnect());
+        logger.info("stopped");
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** `npm start`: environment (plus .env when present) → running bot; SIGTERM/SIGINT stop it cleanly. */
+async function runFromCommandLine(): Promise<void> {
+  try {
+    process.loadEnvFile?.(".env");
+  } catch {
+    // No .env file: the environment alone configures the bot.
+  }
+  let app: App;
+  try {
+    app = await startApp(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`Start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      app.logger.warn({ signal }, "second signal: exiting at once");
+      process.exit(1);
+    }
+    app.logger.info({ signal }, "signal received");
+    app.stop(10_000).then(
+      () => process.exit(0),
+      (err) => {
+        app.logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  void runFromCommandLine();
+}

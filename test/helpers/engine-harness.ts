@@ -1,0 +1,170 @@
+import { randomUUID } from "node:crypto";
+import { Writable } from "node:stream";
+import type { Redis } from "ioredis";
+import type { Config } from "../../src/config.js";
+import { resellerWebhookHandler, type WebhookOutcome } from "../../src/http/reseller-webhook.js";
+import { type HttpServer, startHttpServer } from "../../src/http/server.js";
+import { createLogger, type Logger } from "../../src/logger.js";
+import { createOrdersService, type EngineConfig, type OrdersService } from "../../src/orders/service.js";
+import type { Customer, OrderItem } from "../../src/orders/types.js";
+import { createResellerClient } from "../../src/reseller/client.js";
+import type { ResellerClient } from "../../src/reseller/types.js";
+import { type ResellerSandbox, startResellerSandbox } from "../../src/sandbox/reseller/server.js";
+import { RecordingNotifier } from "./recording-notifier.js";
+import { testRedis, uniquePrefix } from "./redis.js";
+
+export const API_KEY = "test-api-key-7f3a9c";
+export const WEBHOOK_SECRET = "test-webhook-secret-41d2";
+const PUBLIC_BASE = "https://shop.example.test";
+
+export interface EngineHarness {
+  redis: Redis;
+  prefix: string;
+  sandbox: ResellerSandbox;
+  client: ResellerClient;
+  http: HttpServer;
+  notifier: RecordingNotifier;
+  logger: Logger;
+  logLines: string[];
+  webhookOutcomes: WebhookOutcome[];
+  engines: OrdersService[];
+  /** The engine the webhook listener talks to (the first one). */
+  engine: OrdersService;
+  /** Starts another engine instance on the same Redis (another process, or a restart after a crash). */
+  addEngine(overrides?: Partial<EngineConfig>): OrdersService;
+  /** Stops an engine without any cleanup, as a killed process would. */
+  crash(engine: OrdersService): void;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  webhooks?: boolean;
+  checkout?: Config["checkout"];
+  leaseMs?: number;
+  config?: Partial<EngineConfig>;
+  sandbox?: { balanceRub?: number; deliveryDelayMs?: number };
+}
+
+export async function startEngineHarness(opts: HarnessOptions = {}): Promise<EngineHarness> {
+  const redis = testRedis();
+  const prefix = uniquePrefix("engine");
+  const logLines: string[] = [];
+  const logger = createLogger(
+    { level: "debug", secrets: [API_KEY, WEBHOOK_SECRET] },
+    new Writable({
+      write(chunk, _enc, cb) {
+        logLines.push(String(chunk));
+        cb();
+      },
+    }),
+  );
+  const notifier = new RecordingNotifier();
+  const webhookOutcomes: WebhookOutcome[] = [];
+  const engines: OrdersService[] = [];
+  const http = await startHttpServer({
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    resellerWebhook: resellerWebhookHandler({
+      secret: WEBHOOK_SECRET,
+      logger,
+      onDeliveryHint: (id) => engines[0]!.onDeliveryHint(id),
+      onOutcome: (o) => webhookOutcomes.push(o),
+    }),
+    ready: async () => (await redis.ping()) === "PONG",
+  });
+  const sandbox = await startResellerSandbox({
+    apiKey: API_KEY,
+    webhookSecret: WEBHOOK_SECRET,
+    balanceRub: opts.sandbox?.balanceRub ?? 1_000_000,
+    deliveryDelayMs: opts.sandbox?.deliveryDelayMs ?? 30,
+    webhookRetryDelayMs: 50,
+    webhookRewrite: [{ from: PUBLIC_BASE, to: http.url }],
+  });
+  const client = createResellerClient({ baseUrl: sandbox.url, apiKey: API_KEY, logger, retryBaseDelayMs: 10 });
+  const engineConfig: EngineConfig = {
+    checkout: opts.checkout ?? "stars",
+    priceMarkupPercent: 10,
+    starPriceRub: 1.5,
+    quoteTtlSeconds: 900,
+    pollIntervalSeconds: 0.1,
+    trackingTimeoutHours: 24,
+    lowBalanceRub: 1000,
+    resellerCallbackUrl: opts.webhooks === false ? undefined : `${PUBLIC_BASE}/webhooks/reseller`,
+    ...opts.config,
+  };
+  const crashed = new Set<OrdersService>();
+  const addEngine = (overrides: Partial<EngineConfig> = {}) => {
+    const engine = createOrdersService({
+      redis,
+      prefix,
+      reseller: client,
+      notifier,
+      logger,
+      config: { ...engineConfig, ...overrides },
+      leaseMs: opts.leaseMs ?? 2000,
+      idleDelayMs: 20,
+    });
+    engines.push(engine);
+    engine.start();
+    return engine;
+  };
+  addEngine();
+  return {
+    redis,
+    prefix,
+    sandbox,
+    client,
+    http,
+    notifier,
+    logger,
+    logLines,
+    webhookOutcomes,
+    engines,
+    get engine() {
+      return engines[0]!;
+    },
+    addEngine,
+    crash(engine) {
+      // Its loop stops at once; whatever it had claimed stays leased, as after kill -9.
+      crashed.add(engine);
+      void engine.stop(0);
+    },
+    async close() {
+      await Promise.all(engines.filter((e) => !crashed.has(e)).map((e) => e.stop(2000)));
+      await http.close();
+      await sandbox.close();
+      await client.close();
+      await redis.quit();
+    },
+  };
+}
+
+let userSeq = 500_000;
+export function newCustomer(locale: "ru" | "en" = "en"): Customer {
+  userSeq += 1;
+  return { userId: userSeq, chatId: userSeq, username: `buyer${userSeq}`, locale };
+}
+
+export function newOrderId(): string {
+  return randomUUID();
+}
+
+/** One sample item per product kind, valid against the sandbox catalog. */
+export function sampleItems(): Record<string, OrderItem> {
+  return {
+    stars: { kind: "stars", product: "stars", recipient: "durov_fan", quantity: 50 },
+    premium: { kind: "premium", product: "premium_3m", recipient: "durov_fan" },
+    steam: { kind: "steam", product: "steam", recipient: "gaben_login", quantity: 500 },
+    gift: { kind: "gift", product: "gift", giftId: "5170145012310081615", recipient: "durov_fan" },
+    neural: { kind: "neural", product: "neural", code: "chatgpt_plus_1m" },
+    gameCodes: { kind: "game", product: "game", productRef: "pubg-ru-60", quantity: 2 },
+    gameTopup: {
+      kind: "game",
+      product: "game",
+      productRef: "pubg-global-60",
+      quantity: 1,
+      fields: { player_id: "5123456789" },
+    },
+  };
+}

@@ -1,0 +1,304 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Order } from "../../src/orders/types.js";
+import { ResellerValidationError } from "../../src/reseller/errors.js";
+import {
+  type EngineHarness,
+  type HarnessOptions,
+  newCustomer,
+  newOrderId,
+  sampleItems,
+  startEngineHarness,
+} from "../helpers/engine-harness.js";
+import { eventually } from "../helpers/recording-notifier.js";
+
+let h: EngineHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function harness(opts: HarnessOptions = {}): Promise<EngineHarness> {
+  h = await startEngineHarness(opts);
+  return h;
+}
+
+let chargeSeq = 0;
+async function quoteAndPay(hh: EngineHarness, item = sampleItems().stars!) {
+  const customer = newCustomer();
+  const order = await hh.engine.quote({ orderId: newOrderId(), item, customer });
+  expect(order.state).toBe("quoted");
+  const receipt = {
+    userId: customer.userId,
+    currency: "XTR" as const,
+    totalAmount: order.amount!,
+    telegramChargeId: `stxCharge${++chargeSeq}`,
+  };
+  const paid = await hh.engine.markPaid(order.id, receipt);
+  expect(paid.outcome).toBe("paid");
+  return { order, customer, receipt };
+}
+
+async function finalState(hh: EngineHarness, id: string, states: Order["state"][] = ["delivered"]) {
+  return eventually(async () => {
+    const o = await hh.engine.get(id);
+    return o && states.includes(o.state) && hh.notifier.finalsFor(id).length > 0 ? o : null;
+  }, 10_000, `order ${id} to reach ${states.join("/")} with a final notification`);
+}
+
+describe("orders engine", () => {
+  it.each(Object.entries(sampleItems()))(
+    "takes a %s order from quote through pay and webhook to delivered, notifying once",
+    async (_kind, item) => {
+      const hh = await harness();
+      const { order } = await quoteAndPay(hh, item);
+      const done = await finalState(hh, order.id);
+      expect(done.deliveredPayload).toBeTruthy();
+      expect(done.wholesaleKopecks).toBeGreaterThan(0);
+      expect(done.priceKopecks! % 100).toBe(0);
+      expect(done.priceKopecks!).toBeGreaterThanOrEqual(done.wholesaleKopecks!);
+      expect(hh.sandbox.stats(order.id)).toMatchObject({ creates: 1, pays: 1, charges: 1 });
+      expect(hh.webhookOutcomes).toContain("accepted");
+      await new Promise((r) => setTimeout(r, 300));
+      expect(hh.notifier.finalsFor(order.id)).toHaveLength(1);
+    },
+  );
+
+  it("prices a quote from the wholesale total with the markup and the star rate", async () => {
+    const hh = await harness();
+    const order = await hh.engine.quote({
+      orderId: newOrderId(),
+      item: sampleItems().stars!,
+      customer: newCustomer(),
+    });
+    const wholesale = hh.sandbox.order(order.id)!.totalToPayRub;
+    expect(order.wholesaleKopecks).toBe(Math.round(wholesale * 100));
+    expect(order.priceKopecks).toBe(Math.ceil((wholesale * 1.1).toFixed(6) as unknown as number) * 100);
+    expect(order.amount).toBe(Math.ceil(order.priceKopecks! / 150));
+    expect(order.currency).toBe("XTR");
+  });
+
+  it("returns the same order when a quote is repeated for one intent", async () => {
+    const hh = await harness();
+    const input = { orderId: newOrderId(), item: sampleItems().stars!, customer: newCustomer() };
+    const [a, b] = await Promise.all([hh.engine.quote(input), hh.engine.quote(input)]);
+    const c = await hh.engine.quote(input);
+    expect(a.id).toBe(c.id);
+    expect(b.id).toBe(c.id);
+    expect(hh.sandbox.orders().filter((o) => o.customId === input.orderId)).toHaveLength(1);
+  });
+
+  it("refuses an invalid quote before writing or sending anything", async () => {
+    const hh = await harness();
+    const orderId = newOrderId();
+    await expect(
+      hh.engine.quote({
+        orderId,
+        item: { kind: "stars", product: "stars", recipient: "durov_fan", quantity: 49 },
+        customer: newCustomer(),
+      }),
+    ).rejects.toBeInstanceOf(ResellerValidationError);
+    expect(await hh.engine.get(orderId)).toBeNull();
+    expect(hh.sandbox.requests().filter((r) => r.path.includes("create"))).toHaveLength(0);
+  });
+
+  it("delivers by polling when the reseller's webhooks are dropped", async () => {
+    const hh = await harness();
+    hh.sandbox.setWebhooks("drop");
+    const { order } = await quoteAndPay(hh);
+    await finalState(hh, order.id);
+    expect(hh.webhookOutcomes).toHaveLength(0);
+    expect(hh.notifier.finalsFor(order.id)).toHaveLength(1);
+  });
+
+  it("delivers by polling when no callback URL is configured", async () => {
+    const hh = await harness({ webhooks: false });
+    const { order } = await quoteAndPay(hh);
+    await finalState(hh, order.id);
+    expect(hh.sandbox.order(order.id)?.callbackUrl).toBeNull();
+    expect(hh.notifier.finalsFor(order.id)).toHaveLength(1);
+  });
+
+  it("notifies once when the same webhook arrives twice and again an hour later", async () => {
+    const hh = await harness();
+    const { order } = await quoteAndPay(hh);
+    await finalState(hh, order.id);
+    expect(await hh.sandbox.sendWebhook(order.id)).toBe(200);
+    expect(await hh.sandbox.sendWebhook(order.id)).toBe(200);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(hh.notifier.finalsFor(order.id)).toHaveLength(1);
+  });
+
+  it("marks a failed delivery failed, keeps the reason, refunds the Stars and notifies once", async () => {
+    const hh = await harness();
+    hh.sandbox.setOutcome(() => ({ status: "failed", errorMessage: "Recipient not found" }));
+    const { order, receipt, customer } = await quoteAndPay(hh);
+    const done = await finalState(hh, order.id, ["failed"]);
+    expect(done.errorMessage).toBe("Recipient not found");
+    expect(done.refund).toBe("done");
+    expect(hh.notifier.refunds).toEqual([{ userId: customer.userId, chargeId: receipt.telegramChargeId }]);
+    expect(hh.notifier.alertsOf("delivery_failed").map((a) => a.orderId)).toEqual([order.id]);
+    expect(hh.notifier.finalsFor(order.id)).toHaveLength(1);
+  });
+
+  it("flags a provider payment for a refund and alerts operators when delivery fails", async () => {
+    const hh = await harness({ checkout: "invoice" });
+    hh.sandbox.setOutcome(() => ({ status: "failed", errorMessage: "Out of stock" }));
+    const customer = newCustomer();
+    const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    expect(order.currency).toBe("RUB");
+    expect(order.amount).toBe(order.priceKopecks);
+    await hh.engine.markPaid(order.id, {
+      userId: customer.userId,
+      currency: "RUB",
+      totalAmount: order.amount!,
+      telegramChargeId: "tg-rub-1",
+      providerChargeId: "prov-1",
+    });
+    const done = await finalState(hh, order.id, ["failed"]);
+    expect(done.refund).toBe("needed");
+    expect(hh.notifier.refunds).toHaveLength(0);
+    await eventually(() => hh.notifier.alertsOf("refund_needed").length === 1, 5000, "refund alert");
+  });
+
+  it("rejects an order whose pay is refused for a low deposit, refunds and alerts with the balance", async () => {
+    const hh = await harness();
+    hh.sandbox.setBalanceRub(10);
+    const { order } = await quoteAndPay(hh);
+    const done = await finalState(hh, order.id, ["rejected"]);
+    expect(done.rejectReason).toBe("insufficient_funds");
+    expect(done.refund).toBe("done");
+    expect(hh.sandbox.stats(order.id).charges).toBe(0);
+    const alert = await eventually(() => hh.notifier.alertsOf("pay_rejected")[0], 5000, "pay alert");
+    expect(alert.details.balanceRub).toBe(10);
+  });
+
+  it("retries a pay whose answer was lost with the same custom_id and charges once", async () => {
+    const hh = await harness();
+    hh.sandbox.fail("POST /api/reseller/order/pay", "lose_response", 2);
+    const { order } = await quoteAndPay(hh);
+    await finalState(hh, order.id);
+    expect(hh.sandbox.stats(order.id).charges).toBe(1);
+    expect(hh.sandbox.stats(order.id).pays).toBeGreaterThanOrEqual(2);
+  });
+
+  it("keeps retrying pay through a stretch of 500s and charges once", async () => {
+    const hh = await harness();
+    hh.sandbox.fail("POST /api/reseller/order/pay", "500", 6);
+    const { order } = await quoteAndPay(hh);
+    await finalState(hh, order.id);
+    expect(hh.sandbox.stats(order.id).charges).toBe(1);
+  });
+
+  it("treats a repeated successful_payment as one payment and refunds a second, different one", async () => {
+    const hh = await harness();
+    hh.sandbox.pauseDelivery(true);
+    const { order, receipt } = await quoteAndPay(hh);
+    expect((await hh.engine.markPaid(order.id, receipt)).outcome).toBe("duplicate");
+    const second = await hh.engine.markPaid(order.id, { ...receipt, telegramChargeId: "second-charge" });
+    expect(second.outcome).toBe("refunded_extra");
+    await eventually(() => hh.notifier.refunds.some((r) => r.chargeId === "second-charge"), 5000, "extra refund");
+    hh.sandbox.pauseDelivery(false);
+    await finalState(hh, order.id);
+    expect(hh.sandbox.stats(order.id).charges).toBe(1);
+    expect(hh.notifier.refunds.map((r) => r.chargeId)).toEqual(["second-charge"]);
+  });
+
+  it("refuses pre-checkout for another user, another amount, or an expired quote", async () => {
+    const hh = await harness({ config: { quoteTtlSeconds: 10 } });
+    const customer = newCustomer();
+    const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const expect0 = { userId: customer.userId, currency: "XTR" as const, totalAmount: order.amount! };
+    expect((await hh.engine.checkPayable(order.id, expect0)).ok).toBe(true);
+    expect(await hh.engine.checkPayable(order.id, { ...expect0, userId: 1 })).toMatchObject({ reason: "wrong_user" });
+    expect(await hh.engine.checkPayable(order.id, { ...expect0, totalAmount: 1 })).toMatchObject({
+      reason: "wrong_amount",
+    });
+    expect(await hh.engine.checkPayable(newOrderId(), expect0)).toMatchObject({ reason: "not_found" });
+    await hh.engine.store.update(order.id, (o) => ({ next: { ...o, expiresAt: Date.now() - 1 } }));
+    expect(await hh.engine.checkPayable(order.id, expect0)).toMatchObject({ reason: "expired" });
+  });
+
+  it("expires a quote nobody paid", async () => {
+    const hh = await harness({ config: { quoteTtlSeconds: 10 } });
+    const order = await hh.engine.quote({
+      orderId: newOrderId(),
+      item: sampleItems().stars!,
+      customer: newCustomer(),
+    });
+    await hh.engine.store.update(order.id, (o) => ({ next: { ...o, expiresAt: Date.now() } }));
+    await hh.engine.store.schedule(`expire:${order.id}`, Date.now());
+    await eventually(async () => (await hh.engine.get(order.id))?.state === "expired", 5000, "expiry");
+    expect(hh.sandbox.stats(order.id).pays).toBe(0);
+  });
+
+  it("confirms a direct order once however often Confirm is pressed", async () => {
+    const hh = await harness({ checkout: "direct" });
+    const customer = newCustomer();
+    const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const taps = await Promise.all(Array.from({ length: 5 }, () => hh.engine.confirm(order.id, customer.userId)));
+    expect(taps.filter((t) => t.won)).toHaveLength(1);
+    expect((await hh.engine.confirm(order.id, customer.userId + 1)).won).toBe(false);
+    await finalState(hh, order.id);
+    expect(hh.sandbox.stats(order.id).charges).toBe(1);
+  });
+
+  it("lets only the customer cancel a quote, and not after payment", async () => {
+    const hh = await harness();
+    const customer = newCustomer();
+    const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    expect((await hh.engine.cancel(order.id, customer.userId + 1)).won).toBe(false);
+    expect((await hh.engine.cancel(order.id, customer.userId)).won).toBe(true);
+    hh.sandbox.pauseDelivery(true);
+    const { order: paid, customer: c2 } = await quoteAndPay(hh);
+    expect((await hh.engine.cancel(paid.id, c2.userId)).won).toBe(false);
+  });
+
+  it("flags an order stuck past the tracking timeout and alerts once", async () => {
+    const hh = await harness({ config: { trackingTimeoutHours: 0.5 / 3600 } });
+    hh.sandbox.pauseDelivery(true);
+    const { order } = await quoteAndPay(hh);
+    const stuck = await eventually(async () => {
+      const o = await hh.engine.get(order.id);
+      return o?.stuck ? o : null;
+    }, 8000, "stuck flag");
+    expect(stuck.state).toBe("pending");
+    expect((await hh.engine.listAll("attention", 0, 10)).items.map((o) => o.id)).toContain(order.id);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hh.notifier.alertsOf("stuck")).toHaveLength(1);
+    hh.sandbox.pauseDelivery(false);
+    const done = await finalState(hh, order.id);
+    expect(done.stuck).toBe(false);
+  });
+
+  it("lists a customer's orders and the operators' filters newest first", async () => {
+    const hh = await harness();
+    const customer = newCustomer();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const o = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+      ids.push(o.id);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const page = await hh.engine.listByChat(customer.chatId, 0, 2);
+    expect(page.total).toBe(3);
+    expect(page.items.map((o) => o.id)).toEqual([ids[2], ids[1]]);
+    const all = await hh.engine.listAll("all", 0, 10);
+    expect(all.items.map((o) => o.id).slice(0, 3)).toEqual(ids.slice().reverse());
+  });
+
+  it("never writes the API key or the webhook secret to the log", async () => {
+    const hh = await harness();
+    hh.sandbox.setAuthFailure(true);
+    await expect(
+      hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer: newCustomer() }),
+    ).rejects.toThrow();
+    hh.sandbox.setAuthFailure(false);
+    const { order } = await quoteAndPay(hh);
+    await finalState(hh, order.id);
+    const all = hh.logLines.join("\n");
+    expect(all.length).toBeGreaterThan(0);
+    expect(all).not.toContain("test-api-key-7f3a9c");
+    expect(all).not.toContain("test-webhook-secret-41d2");
+    expect(hh.notifier.alertsOf("reseller_auth")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OrderStore } from "../../src/orders/store.js";
+import type { Order } from "../../src/orders/types.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
+
+function sampleOrder(overrides: Partial<Order> = {}): Order {
+  const t = Date.now();
+  return {
+    id: randomUUID(),
+    state: "quoted",
+    item: { kind: "stars", product: "stars", recipient: "someone", quantity: 50 },
+    customer: { userId: 1, chatId: 1, locale: "en" },
+    currency: "XTR",
+    refund: "none",
+    stuck: false,
+    createdAt: t,
+    updatedAt: t,
+    times: { quoted: t },
+    ...overrides,
+  };
+}
+
+describe("order store", () => {
+  let redis: Redis;
+  let store: OrderStore;
+  beforeAll(() => {
+    redis = testRedis();
+    store = new OrderStore(redis, uniquePrefix("store"));
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it("creates an order once per id", async () => {
+    const order = sampleOrder();
+    expect(await store.create(order, [])).toBe(true);
+    expect(await store.create({ ...order, state: "paid" }, [])).toBe(false);
+    expect((await store.get(order.id))?.state).toBe("quoted");
+  });
+
+  it("lets exactly one of many racing writers move an order", async () => {
+    const order = sampleOrder();
+    await store.create(order, []);
+    const racers = Array.from({ length: 20 }, (_, i) =>
+      store.update(order.id, (o) =>
+        o.state === "quoted" ? { next: { ...o, state: "paid", telegramChargeId: `charge-${i}` } } : null,
+      ),
+    );
+    const results = await Promise.all(racers);
+    expect(results.filter((r) => r.won)).toHaveLength(1);
+    const winner = results.find((r) => r.won)?.order?.telegramChargeId;
+    expect((await store.get(order.id))?.telegramChargeId).toBe(winner);
+  });
+
+  it("keeps the state indexes in step with the record", async () => {
+    const order = sampleOrder();
+    await store.create(order, []);
+    await store.update(order.id, (o) => ({ next: { ...o, state: "paid" } }));
+    expect(await redis.zscore(store.stateIndex("quoted"), order.id)).toBeNull();
+    expect(await redis.zscore(store.stateIndex("paid"), order.id)).not.toBeNull();
+  });
+
+  it("records the jobs of a write atomically with it", async () => {
+    const order = sampleOrder();
+    await store.create(order, [{ member: `submit:${order.id}`, dueAt: 5 }]);
+    expect(await redis.zscore(store.jobsKey, `submit:${order.id}`)).toBe("5");
+  });
+
+  it("reads a page of ten in a bounded number of round trips, newest first", async () => {
+    const chatId = 777_000 + Math.floor(Math.random() * 1000);
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const o = sampleOrder({ createdAt: 1_000 + i, customer: { userId: 2, chatId, locale: "ru" } });
+      ids.push(o.id);
+      await store.create(o, []);
+    }
+    const before = Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
+    const page = await store.page(store.chatIndex(chatId), 10, 10);
+    const after = Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
+    expect(page.total).toBe(25);
+    expect(page.items.map((o) => o.id)).toEqual(ids.slice().reverse().slice(10, 20));
+    // MULTI/ZREVRANGE/ZCARD/EXEC + 10 pipelined HGETs + the INFO call itself: independent of the shop's size.
+    expect(after - before).toBeLessThanOrEqual(16);
+  });
+
+  it("hands a claimed job to no one else until its lease runs out", async () => {
+    const s = new OrderStore(redis, uniquePrefix("jobs"));
+    await s.schedule("track:a", 100);
+    const first = await s.claim(200, 10, 1000);
+    expect(first.map((j) => j.member)).toEqual(["track:a"]);
+    expect(await s.claim(500, 10, 1000)).toEqual([]);
+    const again = await s.claim(1300, 10, 1000);
+    expect(again.map((j) => j.member)).toEqual(["track:a"]);
+    // The first holder's lease is gone, so it cannot remove the job from under the new holder.
+    expect(await s.finish("track:a", first[0]!.lease)).toBe(false);
+    expect(await s.finish("track:a", again[0]!.lease)).toBe(true);
+    expect(await s.pendingJobs()).toBe(0);
+  });
+
+  it("keeps a job that was scheduled again while it ran", async () => {
+    const s = new OrderStore(redis, uniquePrefix("jobs"));
+    await s.schedule("card:b", 100);
+    const [claimed] = await s.claim(200, 10, 1000);
+    await s.schedule("card:b", 300);
+    expect(await s.finish("card:b", claimed!.lease)).toBe(false);
+    expect(await s.pendingJobs()).toBe(1);
+  });
+});
