@@ -66,7 +66,8 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
     config,
     ...opts.engine,
     hooks: {
-      onTransition: (order) => metrics.orderTransitions.inc({ state: order.state, product: order.item.product }),
+      onTransition: (order) =>
+        metrics.orderTransitions.inc({ state: order.state, product: order.item.product }),
       onJob: (type, outcome) => metrics.jobs.inc({ type, outcome }),
     },
   });

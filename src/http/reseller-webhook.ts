@@ -5,7 +5,13 @@ import { verifySignature } from "./signature.js";
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 
-export type WebhookOutcome = "accepted" | "unknown_order" | "bad_signature" | "too_large" | "malformed" | "unavailable";
+export type WebhookOutcome =
+  | "accepted"
+  | "unknown_order"
+  | "bad_signature"
+  | "too_large"
+  | "malformed"
+  | "unavailable";
 
 export interface ResellerWebhookDeps {
   /** Without a secret nothing can be verified, so every request is refused. */
@@ -42,7 +48,10 @@ export function resellerWebhookHandler(deps: ResellerWebhookDeps) {
       throw err;
     }
     const signature = req.headers["x-signature"];
-    if (!deps.secret || !verifySignature(deps.secret, raw, Array.isArray(signature) ? signature[0] : signature)) {
+    if (
+      !deps.secret ||
+      !verifySignature(deps.secret, raw, Array.isArray(signature) ? signature[0] : signature)
+    ) {
       outcome("bad_signature");
       log.warn({ bytes: raw.length }, "delivery webhook with a missing or wrong signature refused");
       return reply(res, 401, { ok: false, error: "bad signature" });

@@ -12,8 +12,8 @@ import {
   type Notifier,
   type Order,
   type OrderFilter,
-  type OrdersApi,
   type OrderState,
+  type OrdersApi,
   type Page,
   type PayCheck,
   type PaymentCurrency,
@@ -196,8 +196,7 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
     }
     const wholesaleKopecks = rubToKopecks(created.totalToPayRub);
     const priceKopecks = customerPriceKopecks(wholesaleKopecks, config.priceMarkupPercent);
-    const amount =
-      order.currency === "XTR" ? starsForPrice(priceKopecks, config.starPriceRub) : priceKopecks;
+    const amount = order.currency === "XTR" ? starsForPrice(priceKopecks, config.starPriceRub) : priceKopecks;
     const res = await transition(order.id, ["draft"], "quoted", () => ({
       wholesaleKopecks,
       priceKopecks,
@@ -433,7 +432,10 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
       if (!(err instanceof ResellerApiError)) throw err;
       await noteResellerError(err);
       if (err.transient || err.kind === "auth") {
-        log.warn({ orderId: order.id, kind: err.kind, status: err.status }, "pay not accepted yet, will retry");
+        log.warn(
+          { orderId: order.id, kind: err.kind, status: err.status },
+          "pay not accepted yet, will retry",
+        );
         await flagStuckIfLate(order);
         return backoff(order.times.paid, 1000);
       }
@@ -494,7 +496,9 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
   async function runFinal(order: Order): Promise<void> {
     if (order.finalNotifiedAt || !["delivered", "failed", "rejected"].includes(order.state)) return;
     await notifier.sendFinal(order);
-    await store.update(order.id, (o) => (o.finalNotifiedAt ? null : { next: { ...o, finalNotifiedAt: now() } }));
+    await store.update(order.id, (o) =>
+      o.finalNotifiedAt ? null : { next: { ...o, finalNotifiedAt: now() } },
+    );
   }
 
   async function runRefund(order: Order): Promise<void> {
@@ -531,7 +535,9 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
     await store.update(order.id, (o) => ({
       next: {
         ...o,
-        extraCharges: (o.extraCharges ?? []).map((c) => (c.telegramChargeId === chargeId ? { ...c, refund } : c)),
+        extraCharges: (o.extraCharges ?? []).map((c) =>
+          c.telegramChargeId === chargeId ? { ...c, refund } : c,
+        ),
       },
       jobs: refund === "needed" ? [{ member: `alert:duplicate_payment:${o.id}`, dueAt: now() }] : [],
     }));
@@ -675,7 +681,8 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
     markPaid,
     confirm,
     cancel,
-    listByChat: (chatId, offset, limit): Promise<Page<Order>> => store.page(store.chatIndex(chatId), offset, limit),
+    listByChat: (chatId, offset, limit): Promise<Page<Order>> =>
+      store.page(store.chatIndex(chatId), offset, limit),
     listAll: (filter: OrderFilter, offset, limit) => store.page(store.filterIndex(filter), offset, limit),
     async recheck(orderId) {
       const order = await store.get(orderId);

@@ -110,7 +110,12 @@ export class OrderStore {
   }
 
   /** EVALSHA, falling back to EVAL when the script cache was lost (Redis restarted). */
-  private async run(shaP: Promise<string>, script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+  private async run(
+    shaP: Promise<string>,
+    script: string,
+    keys: string[],
+    args: (string | number)[],
+  ): Promise<unknown> {
     let sha: string | undefined;
     try {
       sha = await shaP;
@@ -250,17 +255,23 @@ export class OrderStore {
   /** Takes up to `limit` due jobs for `leaseMs`; returns them with the lease score needed to finish them. */
   async claim(now: number, limit: number, leaseMs: number): Promise<{ member: string; lease: number }[]> {
     const lease = now + leaseMs;
-    const members = (await this.run(this.claimSha, CLAIM_SCRIPT, [this.jobsKey], [now, limit, lease])) as string[];
+    const members = (await this.run(
+      this.claimSha,
+      CLAIM_SCRIPT,
+      [this.jobsKey],
+      [now, limit, lease],
+    )) as string[];
     return members.map((member) => ({ member, lease }));
   }
 
   /** Removes a claimed job (rescheduleAt undefined) or moves it to a later time; no-op if it was rescheduled meanwhile. */
   async finish(member: string, lease: number, rescheduleAt?: number): Promise<boolean> {
-    const res = await this.run(this.finishSha, FINISH_SCRIPT, [this.jobsKey], [
-      member,
-      lease,
-      rescheduleAt === undefined ? "" : rescheduleAt,
-    ]);
+    const res = await this.run(
+      this.finishSha,
+      FINISH_SCRIPT,
+      [this.jobsKey],
+      [member, lease, rescheduleAt === undefined ? "" : rescheduleAt],
+    );
     return res === 1;
   }
 
@@ -271,7 +282,12 @@ export class OrderStore {
 
   /** Schedules `member` now if the order exists and is in one of `states`. */
   async kick(id: string, member: string, states: OrderState[], dueAt = Date.now()): Promise<boolean> {
-    const res = await this.run(this.kickSha, KICK_SCRIPT, [this.orderKey(id), this.jobsKey], [dueAt, member, ...states]);
+    const res = await this.run(
+      this.kickSha,
+      KICK_SCRIPT,
+      [this.orderKey(id), this.jobsKey],
+      [dueAt, member, ...states],
+    );
     return res === 1;
   }
 

@@ -18,7 +18,13 @@ export const ORDER_STATES = [
 ] as const;
 export type OrderState = (typeof ORDER_STATES)[number];
 
-export const FINAL_STATES: readonly OrderState[] = ["delivered", "failed", "rejected", "expired", "cancelled"];
+export const FINAL_STATES: readonly OrderState[] = [
+  "delivered",
+  "failed",
+  "rejected",
+  "expired",
+  "cancelled",
+];
 
 export type RefundState = "none" | "done" | "needed";
 
@@ -144,7 +150,11 @@ export interface QuoteInput {
 
 export type PayCheck =
   | { ok: true; order: Order }
-  | { ok: false; reason: "not_found" | "not_quoted" | "expired" | "wrong_user" | "wrong_amount"; order?: Order };
+  | {
+      ok: false;
+      reason: "not_found" | "not_quoted" | "expired" | "wrong_user" | "wrong_amount";
+      order?: Order;
+    };
 
 export interface PaymentReceipt {
   userId: number;
@@ -173,12 +183,18 @@ export interface OrdersApi {
   get(orderId: string): Promise<Order | null>;
   setCardMessage(orderId: string, messageId: number): Promise<void>;
   /** For pre_checkout_query: still quoted, unexpired, this user's, same currency and amount. */
-  checkPayable(orderId: string, expect: { userId: number; currency: "XTR" | "RUB"; totalAmount: number }): Promise<PayCheck>;
+  checkPayable(
+    orderId: string,
+    expect: { userId: number; currency: "XTR" | "RUB"; totalAmount: number },
+  ): Promise<PayCheck>;
   /**
    * For successful_payment: marks the order paid and queues `pay`. Idempotent per charge id;
    * a second, different payment for the same order is refunded (Stars) or flagged to operators.
    */
-  markPaid(orderId: string, receipt: PaymentReceipt): Promise<{ outcome: "paid" | "duplicate" | "refunded_extra"; order: Order | null }>;
+  markPaid(
+    orderId: string,
+    receipt: PaymentReceipt,
+  ): Promise<{ outcome: "paid" | "duplicate" | "refunded_extra"; order: Order | null }>;
   /** CHECKOUT=direct: confirm a quote (queues `pay`). `won` is false when it was already confirmed or is no longer quoted. */
   confirm(orderId: string, userId: number): Promise<{ won: boolean; order: Order | null }>;
   /** Cancels a quote the customer abandoned. */

@@ -81,7 +81,12 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
     webhookRetryDelayMs: 50,
     webhookRewrite: [{ from: PUBLIC_BASE, to: http.url }],
   });
-  const client = createResellerClient({ baseUrl: sandbox.url, apiKey: API_KEY, logger, retryBaseDelayMs: 10 });
+  const client = createResellerClient({
+    baseUrl: sandbox.url,
+    apiKey: API_KEY,
+    logger,
+    retryBaseDelayMs: 10,
+  });
   const engineConfig: EngineConfig = {
     checkout: opts.checkout ?? "stars",
     priceMarkupPercent: 10,

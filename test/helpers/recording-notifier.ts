@@ -42,7 +42,11 @@ export class RecordingNotifier implements Notifier {
 }
 
 /** Polls `check` until it returns a truthy value or the time is up. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000, label = "condition"): Promise<T> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 10_000,
+  label = "condition",
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

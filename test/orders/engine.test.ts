@@ -39,10 +39,14 @@ async function quoteAndPay(hh: EngineHarness, item = sampleItems().stars!) {
 }
 
 async function finalState(hh: EngineHarness, id: string, states: Order["state"][] = ["delivered"]) {
-  return eventually(async () => {
-    const o = await hh.engine.get(id);
-    return o && states.includes(o.state) && hh.notifier.finalsFor(id).length > 0 ? o : null;
-  }, 10_000, `order ${id} to reach ${states.join("/")} with a final notification`);
+  return eventually(
+    async () => {
+      const o = await hh.engine.get(id);
+      return o && states.includes(o.state) && hh.notifier.finalsFor(id).length > 0 ? o : null;
+    },
+    10_000,
+    `order ${id} to reach ${states.join("/")} with a final notification`,
+  );
 }
 
 describe("orders engine", () => {
@@ -196,7 +200,11 @@ describe("orders engine", () => {
     expect((await hh.engine.markPaid(order.id, receipt)).outcome).toBe("duplicate");
     const second = await hh.engine.markPaid(order.id, { ...receipt, telegramChargeId: "second-charge" });
     expect(second.outcome).toBe("refunded_extra");
-    await eventually(() => hh.notifier.refunds.some((r) => r.chargeId === "second-charge"), 5000, "extra refund");
+    await eventually(
+      () => hh.notifier.refunds.some((r) => r.chargeId === "second-charge"),
+      5000,
+      "extra refund",
+    );
     hh.sandbox.pauseDelivery(false);
     await finalState(hh, order.id);
     expect(hh.sandbox.stats(order.id).charges).toBe(1);
@@ -209,7 +217,9 @@ describe("orders engine", () => {
     const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
     const expect0 = { userId: customer.userId, currency: "XTR" as const, totalAmount: order.amount! };
     expect((await hh.engine.checkPayable(order.id, expect0)).ok).toBe(true);
-    expect(await hh.engine.checkPayable(order.id, { ...expect0, userId: 1 })).toMatchObject({ reason: "wrong_user" });
+    expect(await hh.engine.checkPayable(order.id, { ...expect0, userId: 1 })).toMatchObject({
+      reason: "wrong_user",
+    });
     expect(await hh.engine.checkPayable(order.id, { ...expect0, totalAmount: 1 })).toMatchObject({
       reason: "wrong_amount",
     });
@@ -235,7 +245,9 @@ describe("orders engine", () => {
     const hh = await harness({ checkout: "direct" });
     const customer = newCustomer();
     const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
-    const taps = await Promise.all(Array.from({ length: 5 }, () => hh.engine.confirm(order.id, customer.userId)));
+    const taps = await Promise.all(
+      Array.from({ length: 5 }, () => hh.engine.confirm(order.id, customer.userId)),
+    );
     expect(taps.filter((t) => t.won)).toHaveLength(1);
     expect((await hh.engine.confirm(order.id, customer.userId + 1)).won).toBe(false);
     await finalState(hh, order.id);
@@ -257,10 +269,14 @@ describe("orders engine", () => {
     const hh = await harness({ config: { trackingTimeoutHours: 0.5 / 3600 } });
     hh.sandbox.pauseDelivery(true);
     const { order } = await quoteAndPay(hh);
-    const stuck = await eventually(async () => {
-      const o = await hh.engine.get(order.id);
-      return o?.stuck ? o : null;
-    }, 8000, "stuck flag");
+    const stuck = await eventually(
+      async () => {
+        const o = await hh.engine.get(order.id);
+        return o?.stuck ? o : null;
+      },
+      8000,
+      "stuck flag",
+    );
     expect(stuck.state).toBe("pending");
     expect((await hh.engine.listAll("attention", 0, 10)).items.map((o) => o.id)).toContain(order.id);
     await new Promise((r) => setTimeout(r, 500));

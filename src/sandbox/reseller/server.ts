@@ -32,6 +32,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { RESELLER_PRODUCTS } from "../../reseller/types.js";
 import {
   findPackage,
   GAMES,
@@ -490,12 +491,7 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
       });
     const existing = entries.get(id);
     if (existing) return { status: 200, body: clone(existing.createAnswer) };
-    if (
-      typeof b.product !== "string" ||
-      !["stars", "gift", "steam", "neural", "game"]
-        .concat(Object.keys(PREMIUM_PRICES_RUB))
-        .includes(b.product)
-    )
+    if (typeof b.product !== "string" || !(RESELLER_PRODUCTS as readonly string[]).includes(b.product))
       return err(400, "invalid_value", "Unknown product", { invalid_fields: ["product"] });
     const v = validateCreate(b);
     if (!v.ok) return v.reply;

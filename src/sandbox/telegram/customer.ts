@@ -4,6 +4,8 @@ import { type InlineButton, inlineButtons } from "./markup.js";
 import type { ChatMessage, ChatUser } from "./types.js";
 
 const ANSWER_TIMEOUT_MS = 10_000;
+/** How long a press or payment waits for its button or invoice to show up (the bot may still be editing). */
+const APPEAR_TIMEOUT_MS = 3_000;
 const DEFAULT_WAIT_MS = 10_000;
 
 function labelMatches(label: string | RegExp, text: string): boolean {
@@ -75,10 +77,26 @@ export class Customer implements ChatUser {
     });
   }
 
+  /** Resolves with what `find` returns once it returns something, or rejects after `timeoutMs`. */
+  private appear<T>(find: () => T | undefined, timeoutMs: number, failure: () => string): Promise<T> {
+    const found = find();
+    if (found !== undefined) return Promise.resolve(found);
+    let result: T | undefined;
+    return this.waitFor(() => {
+      result = find();
+      return result !== undefined;
+    }, timeoutMs).then(
+      () => result as T,
+      () => {
+        throw new Error(failure());
+      },
+    );
+  }
+
   private findButton(
     label: string | RegExp,
     messageId?: number,
-  ): { message: StoredMessage; button: InlineButton } {
+  ): { message: StoredMessage; button: InlineButton } | undefined {
     const candidates = this.chat.messages
       .filter((m) => m.from === "bot" && !m.deleted && (messageId === undefined || m.messageId === messageId))
       .reverse();
@@ -86,17 +104,20 @@ export class Customer implements ChatUser {
       const button = inlineButtons(message.replyMarkup).find((b) => labelMatches(label, b.text));
       if (button) return { message, button };
     }
-    const where = messageId === undefined ? "any bot message" : `bot message #${messageId}`;
-    throw new Error(
-      `No inline button matching ${String(label)} on ${where} in chat ${this.id}. The chat:\n${describeMessages(this.messages())}`,
-    );
+    return undefined;
   }
 
   async pressButton(
     label: string | RegExp,
-    opts: { messageId?: number } = {},
+    opts: { messageId?: number; timeoutMs?: number } = {},
   ): Promise<{ callbackAnswer?: { text?: string; show_alert?: boolean } }> {
-    const { message, button } = this.findButton(label, opts.messageId);
+    const where = opts.messageId === undefined ? "any bot message" : `bot message #${opts.messageId}`;
+    const { message, button } = await this.appear(
+      () => this.findButton(label, opts.messageId),
+      opts.timeoutMs ?? APPEAR_TIMEOUT_MS,
+      () =>
+        `No inline button matching ${String(label)} on ${where} in chat ${this.id}. The chat:\n${describeMessages(this.messages())}`,
+    );
     if (button.pay) {
       const paid = await this.payInvoice({ messageId: message.messageId });
       if (!paid.ok) throw new Error(`Paying invoice #${message.messageId} failed: ${paid.error}`);

@@ -98,21 +98,23 @@ export interface ChatUser {
   /** Adds a user message and its update; a leading "/command" carries a bot_command entity. */
   sendText(text: string): Promise<void>;
   /**
-   * Presses the inline button with this label on the newest bot message having it (or the given message),
-   * sends the callback_query and waits up to 10 s for answerCallbackQuery; rejects when there is no such
-   * button or no answer. A `pay` button pays the invoice instead.
+   * Presses the inline button with this label (exact text, or a RegExp) on the newest bot message having it
+   * (or the given message), waiting up to `timeoutMs` (default 3 s) for it to appear; sends the
+   * callback_query and waits up to 10 s for answerCallbackQuery. Rejects, listing the chat, when there is no
+   * such button or no answer. A `pay` button pays its invoice instead; a URL button does nothing.
    */
   pressButton(
     label: string | RegExp,
-    opts?: { messageId?: number },
+    opts?: { messageId?: number; timeoutMs?: number },
   ): Promise<{ callbackAnswer?: { text?: string; show_alert?: boolean } }>;
   /** Sends a callback_query with arbitrary (forged or stale) data for a message; does not wait for an answer. */
   pressCallbackData(data: string, messageId: number): Promise<void>;
   /**
-   * Pays the newest invoice (or the given one): sends pre_checkout_query, waits up to 10 s for
-   * answerPreCheckoutQuery; when approved, sends a message with successful_payment.
+   * Pays the newest invoice (or the given one; waits up to `timeoutMs`, default 3 s, for it to appear): sends
+   * pre_checkout_query, waits up to 10 s for answerPreCheckoutQuery; when approved, sends a message with
+   * successful_payment (and returns before the bot handled it).
    */
-  payInvoice(opts?: { messageId?: number }): Promise<{ ok: boolean; error?: string }>;
+  payInvoice(opts?: { messageId?: number; timeoutMs?: number }): Promise<{ ok: boolean; error?: string }>;
   /** Queues a raw update; a partial `message` gets message_id, from, chat and date filled in. */
   sendUpdate(partial: Record<string, unknown>): Promise<void>;
   block(): void;

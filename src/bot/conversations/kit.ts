@@ -1,0 +1,385 @@
+import { randomUUID } from "node:crypto";
+import type { I18n } from "@grammyjs/i18n";
+import { GrammyError, InlineKeyboard } from "grammy";
+import type { CatalogService } from "../../catalog/service.js";
+import type { Config, Locale, ProductKind } from "../../config.js";
+import type { Logger } from "../../logger.js";
+import { customerPriceKopecks, rubToKopecks, starsForPrice } from "../../orders/pricing.js";
+import type { Customer, Order, OrderItem, OrdersApi } from "../../orders/types.js";
+import { ResellerApiError, ResellerValidationError } from "../../reseller/errors.js";
+import type { BotContext, FlowContext, FlowConversation, Translate } from "../context.js";
+import { renderCard } from "../format/card.js";
+import { escapeHtml } from "../format/html.js";
+import { formatRub, formatStars } from "../format/money.js";
+import { translator } from "../i18n.js";
+import { FLOW_PREFIX } from "../keyboards/callbacks.js";
+import { mainMenu } from "../keyboards/main-menu.js";
+import { type Checked, parseRecipient } from "../validate.js";
+
+/**
+ * Building blocks shared by the product flows. A flow is a list of steps; each step asks one
+ * question through {@link FlowRun.ask}, which handles Back, Cancel, paging, stale buttons and
+ * bad input (the rule it broke, then the same question again). After the last step the flow
+ * quotes through the orders service and shows the order card.
+ *
+ * Everything that differs between replays (catalog reads, quotes, ids, session writes) goes
+ * through `conversation.external`; the number of waits per conversation is bounded.
+ */
+
+/** Bump when a flow's questions or their order change: stored conversations of an older version are dropped. */
+export const FLOWS_VERSION = 1;
+
+/** A conversation never waits for more than this many updates (bounds the replay log). */
+export const MAX_WAITS = 80;
+/** Bad answers in a row to one question before the flow gives up. */
+export const MAX_BAD_INPUTS = 5;
+
+export interface FlowDeps {
+  config: Config;
+  logger: Logger;
+  orders: OrdersApi;
+  catalog: CatalogService;
+  i18n: I18n<BotContext>;
+}
+
+/** Arguments given to `ctx.conversation.enter`. */
+export interface FlowArgs {
+  locale: Locale;
+}
+
+export interface Choice<T> {
+  label: string;
+  value: T;
+}
+
+export interface Question<T> {
+  /** HTML text of the question. */
+  text: string;
+  choices?: Choice<T>[];
+  /** Buttons per row (default 1). */
+  columns?: number;
+  /** Paged when there are more choices than this. */
+  pageSize?: number;
+  /** Free-text answers, when allowed. */
+  parse?: (text: string) => Checked<T>;
+  /** Show a Back button (default true). */
+  back?: boolean;
+}
+
+export type Answer<T> = { type: "value"; value: T } | { type: "back" } | { type: "cancel" } | { type: "abort" };
+
+export type StepResult = "next" | "back" | "cancel" | "abort";
+
+export interface Step<S> {
+  id: string;
+  /** Request fields this step answers, so a validation error can send the customer back here. */
+  fields?: string[];
+  run(f: FlowRun, state: S): Promise<StepResult>;
+}
+
+type QuoteOutcome =
+  | { ok: true; order: Order }
+  | { ok: false; kind: "validation"; issues: { field: string; message: string }[] }
+  | { ok: false; kind: "transient" }
+  | { ok: false; kind: "refused"; reason: string };
+
+type Loaded<T> = { ok: true; value: T } | { ok: false };
+
+export class FlowRun {
+  readonly t: Translate;
+  /** The latest context (its `api` belongs to the current update). */
+  ctx: FlowContext;
+  /** Message the next question replaces (the one whose button was pressed). */
+  private editId: number | undefined;
+  /** A line shown above the next question (a broken rule, a refused quote…). */
+  notice: string | undefined;
+  private asks = 0;
+  private waits = 0;
+
+  constructor(
+    readonly conversation: FlowConversation,
+    ctx: FlowContext,
+    readonly deps: FlowDeps,
+    readonly locale: Locale,
+    readonly kind: ProductKind,
+  ) {
+    this.ctx = ctx;
+    this.t = translator(deps.i18n, locale);
+    // Entered from a main-menu button: the first question replaces the menu.
+    this.editId = ctx.callbackQuery?.message?.message_id;
+  }
+
+  get chatId(): number {
+    const id = this.ctx.chat?.id ?? this.ctx.from?.id;
+    if (id === undefined) throw new Error("flow without a chat");
+    return id;
+  }
+
+  /** Sends (or edits into place) one message; falls back to sending when the edit is impossible. */
+  async show(text: string, keyboard?: InlineKeyboard): Promise<number> {
+    const other = { parse_mode: "HTML" as const, reply_markup: keyboard };
+    const target = this.editId;
+    this.editId = undefined;
+    if (target !== undefined) {
+      try {
+        await this.ctx.api.editMessageText(this.chatId, target, text, other);
+        return target;
+      } catch (err) {
+        if (err instanceof Error && /message is not modified/i.test(err.message)) return target;
+        this.deps.logger.debug({ err }, "could not edit the flow message; sending a new one");
+      }
+    }
+    const sent = await this.ctx.api.sendMessage(this.chatId, text, other);
+    return sent.message_id;
+  }
+
+  /** Asks one question and waits for a valid answer, Back, or Cancel. */
+  async ask<T>(q: Question<T>): Promise<Answer<T>> {
+    const nonce = ++this.asks;
+    const choices = q.choices ?? [];
+    const pageSize = q.pageSize ?? choices.length;
+    const pages = Math.max(1, Math.ceil(choices.length / Math.max(1, pageSize)));
+    let page = 0;
+    let bad = 0;
+    const cb = (action: string) => `${FLOW_PREFIX}${nonce}:${action}`;
+
+    const render = async () => {
+      const kb = new InlineKeyboard();
+      const cols = Math.max(1, q.columns ?? 1);
+      const start = page * pageSize;
+      choices.slice(start, start + pageSize).forEach((c, i) => {
+        kb.text(c.label, cb(`c${start + i}`));
+        if ((i + 1) % cols === 0) kb.row();
+      });
+      kb.row();
+      if (pages > 1) {
+        kb.text(page > 0 ? "‹" : " ", cb(page > 0 ? `p${page - 1}` : "n"))
+          .text(`${page + 1}/${pages}`, cb("n"))
+          .text(page < pages - 1 ? "›" : " ", cb(page < pages - 1 ? `p${page + 1}` : "n"))
+          .row();
+      }
+      if (q.back !== false) kb.text(this.t("btn-back"), cb("b"));
+      kb.text(this.t("btn-cancel"), cb("x"));
+      const text = this.notice ? `${this.notice}\n\n${q.text}` : q.text;
+      this.notice = undefined;
+      await this.show(text, kb);
+    };
+
+    await render();
+    for (;;) {
+      if (this.waits >= MAX_WAITS) {
+        await this.show(this.t("flow-too-long"));
+        return { type: "abort" };
+      }
+      const c = await this.conversation.wait();
+      this.waits++;
+      this.ctx = c;
+      const data = c.callbackQuery?.data;
+      if (data !== undefined) {
+        const m = /^f:(\d+):(.*)$/.exec(data);
+        // Buttons of other questions, cards and menus are handled outside the flow.
+        if (!m || Number(m[1]) !== nonce) await this.conversation.skip({ next: true });
+        await c.answerCallbackQuery().catch(() => undefined);
+        const action = m?.[2] ?? "";
+        this.editId = c.callbackQuery?.message?.message_id;
+        if (action === "b") return { type: "back" };
+        if (action === "x") return { type: "cancel" };
+        if (action.startsWith("p")) {
+          page = Math.min(pages - 1, Math.max(0, Number(action.slice(1)) || 0));
+          await render();
+          continue;
+        }
+        if (action.startsWith("c")) {
+          const choice = choices[Number(action.slice(1))];
+          if (choice) return { type: "value", value: choice.value };
+        }
+        // "n" (page counter) or an unknown choice: nothing to do.
+        this.editId = undefined;
+        continue;
+      }
+      const msg = c.message;
+      if (!msg || msg.successful_payment) await this.conversation.skip({ next: true });
+      this.editId = undefined;
+      if (msg?.text !== undefined && q.parse) {
+        const r = q.parse(msg.text);
+        if (r.ok) return { type: "value", value: r.value };
+        this.notice = `⚠️ ${this.t(r.rule, r.vars)}`;
+      } else {
+        this.notice = `⚠️ ${this.t(msg?.text !== undefined ? "flow-use-buttons" : "flow-send-text")}`;
+      }
+      if (++bad >= MAX_BAD_INPUTS) {
+        await this.show(`${this.notice}\n\n${this.t("flow-too-many-attempts")}`);
+        return { type: "abort" };
+      }
+      await render();
+    }
+  }
+
+  /** Reads a catalog through `external`; on failure offers Retry (a few times) or gives up. */
+  async load<T>(read: (catalog: CatalogService) => Promise<T>): Promise<T | undefined> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const r = await this.conversation.external(async (): Promise<Loaded<T>> => {
+        try {
+          return { ok: true, value: await read(this.deps.catalog) };
+        } catch (err) {
+          this.deps.logger.warn({ err }, "catalog unavailable in a flow");
+          return { ok: false };
+        }
+      });
+      if (r.ok) return r.value;
+      const a = await this.ask({
+        text: this.t("catalog-unavailable"),
+        choices: [{ label: this.t("btn-retry"), value: "retry" }],
+        back: false,
+      });
+      if (a.type !== "value") {
+        if (a.type === "cancel") await this.cancelled();
+        return undefined;
+      }
+    }
+    await this.show(this.t("catalog-unavailable-final"));
+    return undefined;
+  }
+
+  /** Customer price of a wholesale amount, in the checkout's currency (for pickers). */
+  price(wholesaleRub: number): string {
+    const kopecks = customerPriceKopecks(rubToKopecks(wholesaleRub), this.deps.config.priceMarkupPercent);
+    if (this.deps.config.checkout === "stars")
+      return formatStars(starsForPrice(kopecks, this.deps.config.starPriceRub), this.locale);
+    return formatRub(kopecks, this.locale);
+  }
+
+  async cancelled(): Promise<void> {
+    await this.show(this.t("flow-cancelled"));
+  }
+
+  async backToMenu(): Promise<void> {
+    const menu = mainMenu(this.deps.config, this.t);
+    await this.show(menu.text, menu.keyboard);
+  }
+
+  customer(): Customer {
+    const from = this.ctx.from;
+    if (!from) throw new Error("flow without a user");
+    return {
+      userId: from.id,
+      chatId: this.chatId,
+      username: from.username,
+      firstName: from.first_name,
+      locale: this.locale,
+    };
+  }
+
+  /**
+   * Quotes the item and shows the card. Returns "done" when the card is shown, the field the
+   * reseller's rules rejected (to ask again), or "back"/"cancel"/"abort".
+   */
+  async quote(item: OrderItem): Promise<{ type: "done" } | { type: "field"; field: string } | Answer<never>> {
+    const { conversation, deps, t } = this;
+    const customer = this.customer();
+    // One id per customer intent; retries after a transient error reuse it.
+    let orderId = await conversation.external(() => randomUUID());
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const r = await conversation.external(async (): Promise<QuoteOutcome> => {
+        try {
+          return { ok: true, order: await deps.orders.quote({ orderId, item, customer }) };
+        } catch (err) {
+          if (err instanceof ResellerValidationError) return { ok: false, kind: "validation", issues: err.issues };
+          if (err instanceof ResellerApiError && err.transient) {
+            deps.logger.warn({ err, orderId }, "quote failed for now");
+            return { ok: false, kind: "transient" };
+          }
+          deps.logger.error({ err, orderId }, "quote refused");
+          const reason =
+            err instanceof ResellerApiError && err.kind === "bad_request" ? "quote-refused-request" : "quote-refused-shop";
+          return { ok: false, kind: "refused", reason };
+        }
+      });
+      if (r.ok) {
+        const card = renderCard(r.order, { t, locale: this.locale, supportContact: deps.config.supportContact });
+        const messageId = await this.show(card.text, card.keyboard);
+        await conversation.external(async (octx) => {
+          await deps.orders.setCardMessage(r.order.id, messageId);
+          octx.session.lastQuoteId = r.order.id;
+        });
+        return { type: "done" };
+      }
+      if (r.kind === "validation") {
+        const first = r.issues[0];
+        this.notice = `⚠️ ${t("quote-invalid", {
+          reasons: r.issues.map((i) => `${escapeHtml(i.field)}: ${escapeHtml(i.message)}`).join("; "),
+        })}`;
+        return { type: "field", field: first?.field ?? "" };
+      }
+      const a = await this.ask({
+        text: r.kind === "transient" ? t("quote-unavailable") : t(r.reason),
+        choices: [{ label: t("btn-retry"), value: "retry" }],
+      });
+      if (a.type !== "value") return a;
+      // A refused quote is not retried under the same id; a transient failure is.
+      if (r.kind === "refused") orderId = await conversation.external(() => randomUUID());
+    }
+    await this.show(t("quote-gave-up"));
+    return { type: "abort" };
+  }
+
+  /** Runs the steps with Back/Cancel navigation, then quotes. */
+  async run<S>(state: S, steps: (s: S) => Step<S>[], build: (s: S) => OrderItem): Promise<void> {
+    let i = 0;
+    for (;;) {
+      const list = steps(state);
+      if (i < 0) return this.backToMenu();
+      if (i >= list.length) {
+        const r = await this.quote(build(state));
+        if (r.type === "done" || r.type === "abort") return;
+        if (r.type === "cancel") return this.cancelled();
+        if (r.type === "back") i = list.length - 1;
+        else if (r.type === "field") {
+          const root = r.field.split(".")[0] ?? "";
+          const at = list.findIndex((s) => s.fields?.includes(r.field) || s.fields?.includes(root));
+          i = at >= 0 ? at : list.length - 1;
+        }
+        continue;
+      }
+      const step = list[i];
+      if (!step) return;
+      const res = await step.run(this, state);
+      if (res === "next") i++;
+      else if (res === "back") i--;
+      else if (res === "cancel") return this.cancelled();
+      else return;
+    }
+  }
+}
+
+/** Maps an answer to a step result, storing the value when there is one. */
+export function settle<T>(a: Answer<T>, store: (v: T) => void): StepResult {
+  if (a.type === "value") {
+    store(a.value);
+    return "next";
+  }
+  return a.type;
+}
+
+/** The recipient question: a "to myself" button when the customer has a username, or a typed username. */
+export function recipientStep<S extends { recipient?: string }>(): Step<S> {
+  return {
+    id: "recipient",
+    fields: ["recipient_username"],
+    async run(f, state) {
+      const own = f.ctx.from?.username;
+      const a = await f.ask<string>({
+        text: f.t(own ? "ask-recipient-or-self" : "ask-recipient"),
+        choices: own ? [{ label: f.t("btn-to-myself", { username: own }), value: own }] : [],
+        parse: parseRecipient,
+      });
+      return settle(a, (v) => {
+        state.recipient = v;
+      });
+    },
+  };
+}
+
+export function isGrammyError(err: unknown, pattern: RegExp): boolean {
+  return err instanceof GrammyError && pattern.test(err.description);
+}

@@ -1,0 +1,38 @@
+import type { ResellerProduct } from "../../reseller/types.js";
+import type { FlowContext, FlowConversation } from "../context.js";
+import { PREMIUM_MONTHS } from "../validate.js";
+import { type FlowArgs, type FlowDeps, FlowRun, recipientStep, type Step, settle } from "./kit.js";
+
+export const PREMIUM_FLOW = "premium";
+
+interface PremiumState {
+  months?: (typeof PREMIUM_MONTHS)[number];
+  recipient?: string;
+}
+
+/** Telegram Premium: 3, 6 or 12 months, then the recipient. */
+export function createPremiumFlow(deps: FlowDeps) {
+  const duration: Step<PremiumState> = {
+    id: "months",
+    fields: ["product"],
+    async run(f, state) {
+      const a = await f.ask({
+        text: f.t("ask-premium-months"),
+        choices: PREMIUM_MONTHS.map((m) => ({ label: f.t("premium-months", { months: m }), value: m })),
+        columns: 3,
+      });
+      return settle(a, (v) => {
+        state.months = v;
+      });
+    },
+  };
+  const steps = [duration, recipientStep<PremiumState>()];
+  return async function premium(conversation: FlowConversation, ctx: FlowContext, args: FlowArgs) {
+    const f = new FlowRun(conversation, ctx, deps, args.locale, "premium");
+    await f.run<PremiumState>(
+      {},
+      () => steps,
+      (s) => ({ kind: "premium", product: `premium_${s.months ?? 3}m` as ResellerProduct, recipient: s.recipient }),
+    );
+  };
+}

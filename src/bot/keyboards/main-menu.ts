@@ -1,0 +1,22 @@
+import { InlineKeyboard } from "grammy";
+import type { Config, ProductKind } from "../../config.js";
+import type { Translate } from "../context.js";
+import { CB } from "./callbacks.js";
+
+/** The /start menu: one button per enabled product kind, then "My orders". */
+export function mainMenu(config: Pick<Config, "products">, t: Translate): { text: string; keyboard: InlineKeyboard } {
+  const kb = new InlineKeyboard();
+  config.products.forEach((kind: ProductKind, i) => {
+    kb.text(t(`menu-${kind}`), CB.menu + kind);
+    if (i % 2 === 1) kb.row();
+  });
+  if (config.products.length % 2 === 1) kb.row();
+  kb.text(t("menu-orders"), `${CB.menu}orders`);
+  return { text: t("menu-title"), keyboard: kb };
+}
+
+/** Whether this user may order (CHECKOUT=direct limits ordering to ALLOWED_USER_IDS and operators). */
+export function mayOrder(config: Pick<Config, "checkout" | "allowedUserIds" | "operatorIds">, userId: number): boolean {
+  if (config.checkout !== "direct") return true;
+  return config.allowedUserIds.includes(userId) || config.operatorIds.includes(userId);
+}

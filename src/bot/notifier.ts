@@ -1,0 +1,114 @@
+import type { Api } from "grammy";
+import { GrammyError } from "grammy";
+import type { Redis } from "ioredis";
+import type { Config, Locale } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { Notifier, OperatorAlert, Order } from "../orders/types.js";
+import type { SessionData, Translate } from "./context.js";
+import { renderCard, shortId } from "./format/card.js";
+import { renderFinal } from "./format/final.js";
+import { escapeHtml } from "./format/html.js";
+import { describeItem } from "./format/item.js";
+import { createI18n, isLocale, translator } from "./i18n.js";
+
+const NOT_MODIFIED = /message is not modified/i;
+const EDIT_IMPOSSIBLE = /message to edit not found|message can't be edited|message_id_invalid/i;
+const UNREACHABLE = /chat not found|bot was blocked|user is deactivated|bot can't initiate|forbidden/i;
+
+function describe(err: unknown): string {
+  return err instanceof GrammyError ? err.description : err instanceof Error ? err.message : String(err);
+}
+
+/** An alert line with its details, HTML-escaped (details may carry reseller text). */
+export function renderAlert(alert: OperatorAlert, order: Order | undefined, t: Translate, locale: Locale): string {
+  const lines = [t(`alert-${alert.kind}`)];
+  if (order) {
+    lines.push(t("alert-order", { id: escapeHtml(order.id), item: describeItem(order.item, t, locale) }));
+    lines.push(t("alert-customer", { userId: order.customer.userId, username: escapeHtml(order.customer.username ?? "—") }));
+  } else if (alert.orderId) {
+    lines.push(t("alert-order-id", { id: escapeHtml(alert.orderId) }));
+  }
+  for (const [k, v] of Object.entries(alert.details)) lines.push(`• ${escapeHtml(k)}: ${escapeHtml(v ?? "—")}`);
+  return lines.join("\n");
+}
+
+/**
+ * How the orders engine reaches customers and operators. Every method is safe to repeat:
+ * an edit of an unchanged card is ignored, a card that cannot be edited is sent anew.
+ * Pass `redis` to send operator alerts in the language each operator chose with /language.
+ */
+export function createNotifier(deps: { api: Api; config: Config; logger: Logger; redis?: Redis }): Notifier {
+  const { api, config, logger } = deps;
+  const i18n = createI18n(config);
+  const fmt = (locale: Locale) => ({ t: translator(i18n, locale), locale, supportContact: config.supportContact });
+
+  async function operatorLocale(chatId: number): Promise<Locale> {
+    if (!deps.redis) return config.defaultLocale;
+    try {
+      const raw = await deps.redis.get(`${config.redisPrefix}session:${chatId}`);
+      const session = raw ? (JSON.parse(raw) as SessionData) : undefined;
+      return isLocale(session?.__language_code) ? session.__language_code : config.defaultLocale;
+    } catch {
+      return config.defaultLocale;
+    }
+  }
+
+  return {
+    async updateCard(order) {
+      const card = renderCard(order, fmt(order.customer.locale));
+      const other = { parse_mode: "HTML" as const, reply_markup: card.keyboard ?? { inline_keyboard: [] } };
+      const chatId = order.customer.chatId;
+      if (order.cardMessageId !== undefined) {
+        try {
+          await api.editMessageText(chatId, order.cardMessageId, card.text, other);
+          return order.cardMessageId;
+        } catch (err) {
+          if (NOT_MODIFIED.test(describe(err))) return order.cardMessageId;
+          if (!EDIT_IMPOSSIBLE.test(describe(err))) throw err;
+          logger.info({ orderId: order.id }, "order card cannot be edited; sending a new one");
+        }
+      }
+      const sent = await api.sendMessage(chatId, card.text, {
+        parse_mode: "HTML",
+        reply_markup: card.keyboard,
+      });
+      return sent.message_id;
+    },
+
+    async sendFinal(order) {
+      await api.sendMessage(order.customer.chatId, renderFinal(order, fmt(order.customer.locale)), {
+        parse_mode: "HTML",
+        link_preview_options: { is_disabled: true },
+      });
+    },
+
+    async refundStars(userId, telegramChargeId) {
+      try {
+        await api.refundStarPayment(userId, telegramChargeId);
+      } catch (err) {
+        // Already refunded is what a repeat after a crash looks like: the goal is reached.
+        if (/CHARGE_ALREADY_REFUNDED/i.test(describe(err))) return;
+        throw err;
+      }
+    },
+
+    async alert(alert, order) {
+      const short = order ? shortId(order.id) : alert.orderId ? shortId(alert.orderId) : undefined;
+      await Promise.all(
+        config.operatorIds.map(async (operatorId) => {
+          const locale = await operatorLocale(operatorId);
+          const text = renderAlert(alert, order, translator(i18n, locale), locale);
+          try {
+            await api.sendMessage(operatorId, text, { parse_mode: "HTML" });
+          } catch (err) {
+            if (UNREACHABLE.test(describe(err))) {
+              logger.warn({ operatorId, kind: alert.kind, order: short, reason: describe(err) }, "operator unreachable");
+              return;
+            }
+            logger.error({ err, operatorId, kind: alert.kind, order: short }, "operator alert failed");
+          }
+        }),
+      );
+    },
+  };
+}

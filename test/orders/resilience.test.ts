@@ -1,0 +1,195 @@
+import { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import { createOrdersService, type OrdersService } from "../../src/orders/service.js";
+import type { Notifier, Order } from "../../src/orders/types.js";
+import type { ResellerClient } from "../../src/reseller/types.js";
+import {
+  type EngineHarness,
+  newCustomer,
+  newOrderId,
+  sampleItems,
+  startEngineHarness,
+} from "../helpers/engine-harness.js";
+import { eventually } from "../helpers/recording-notifier.js";
+import { testRedisUrl } from "../helpers/redis.js";
+
+let h: EngineHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+class Died extends Error {}
+
+/**
+ * An engine that dies at a chosen point: its Redis connection is cut without reconnecting and
+ * everything it does afterwards fails, as after kill -9. Whatever it had claimed stays leased.
+ */
+async function mortalEngine(hh: EngineHarness, dieAt: string, leaseMs: number) {
+  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 0, enableOfflineQueue: false });
+  redis.on("error", () => {});
+  await new Promise((resolve) => redis.once("ready", resolve));
+  let dead = false;
+  const die = () => {
+    dead = true;
+    redis.disconnect(false);
+    throw new Died(`died at ${dieAt}`);
+  };
+  const guard =
+    <A extends unknown[], R>(name: string, fn: (...a: A) => Promise<R>, after = false) =>
+    async (...a: A): Promise<R> => {
+      if (dead) throw new Died("dead");
+      if (!after && name === dieAt) die();
+      const r = await fn(...a);
+      if (after && `${name}:after` === dieAt) die();
+      return r;
+    };
+  const c = hh.client;
+  const reseller: ResellerClient = {
+    ...c,
+    createOrder: guard("create", c.createOrder.bind(c), dieAt === "create:after"),
+    payOrder: guard("pay", c.payOrder.bind(c), dieAt === "pay:after"),
+    getOrder: guard("get", c.getOrder.bind(c), dieAt === "get:after"),
+  };
+  const n = hh.notifier;
+  const notifier: Notifier = {
+    updateCard: guard("card", n.updateCard.bind(n)),
+    sendFinal: guard("final", n.sendFinal.bind(n), dieAt === "final:after"),
+    refundStars: guard("refund", n.refundStars.bind(n), dieAt === "refund:after"),
+    alert: n.alert.bind(n),
+  };
+  const engine = createOrdersService({
+    redis,
+    prefix: hh.prefix,
+    reseller,
+    notifier,
+    logger: hh.logger,
+    config: {
+      checkout: "stars",
+      priceMarkupPercent: 10,
+      starPriceRub: 1.5,
+      quoteTtlSeconds: 900,
+      pollIntervalSeconds: 0.1,
+      trackingTimeoutHours: 24,
+      lowBalanceRub: 1000,
+      resellerCallbackUrl: undefined,
+    },
+    leaseMs,
+    idleDelayMs: 20,
+  });
+  return { engine, isDead: () => dead, redis };
+}
+
+async function waitFinal(engine: OrdersService, hh: EngineHarness, id: string, state: Order["state"]) {
+  return eventually(
+    async () => {
+      const o = await engine.get(id);
+      return o?.state === state && hh.notifier.finalsFor(id).length > 0 ? o : null;
+    },
+    15_000,
+    `order ${id} ${state} and notified`,
+  );
+}
+
+describe("crash recovery", () => {
+  // Each point is a step boundary where a process can die; a fresh engine must finish the order.
+  const points = ["pay", "pay:after", "get", "get:after", "card", "final", "refund", "refund:after"];
+
+  it.each(points)("finishes the order once after a crash at %s", async (point) => {
+    const hh = await startEngineHarness({ webhooks: false, leaseMs: 400 });
+    h = hh;
+    // The harness's own engine stays out of it: this test owns the lifecycle.
+    await hh.engine.stop(0);
+    const failing = point.startsWith("refund");
+    if (failing) hh.sandbox.setOutcome(() => ({ status: "failed", errorMessage: "Recipient not found" }));
+    const mortal = await mortalEngine(hh, point, 400);
+    const customer = newCustomer();
+    const order = await mortal.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    mortal.engine.start();
+    await mortal.engine.markPaid(order.id, {
+      userId: customer.userId,
+      currency: "XTR",
+      totalAmount: order.amount!,
+      telegramChargeId: `crash-${point}`,
+    });
+    await eventually(() => mortal.isDead(), 10_000, `the engine to die at ${point}`);
+    void mortal.engine.stop(0).catch(() => {});
+
+    const successor = hh.addEngine({ resellerCallbackUrl: undefined });
+    const done = await waitFinal(successor, hh, order.id, failing ? "failed" : "delivered");
+    await new Promise((r) => setTimeout(r, 600));
+    expect(hh.sandbox.stats(order.id).charges).toBe(1);
+    expect(hh.notifier.finalsFor(order.id)).toHaveLength(1);
+    if (failing) {
+      expect(done.refund).toBe("done");
+      expect(hh.notifier.refunds.filter((r) => r.chargeId === `crash-${point}`)).toHaveLength(1);
+    }
+  });
+
+  it("finishes a quote whose create answer was lost to a crash when the customer retries", async () => {
+    const hh = await startEngineHarness({ webhooks: false });
+    h = hh;
+    const mortal = await mortalEngine(hh, "create:after", 400);
+    const input = { orderId: newOrderId(), item: sampleItems().stars!, customer: newCustomer() };
+    await expect(mortal.engine.quote(input)).rejects.toBeInstanceOf(Died);
+    expect((await hh.engine.get(input.orderId))?.state).toBe("draft");
+    const order = await hh.engine.quote(input);
+    expect(order.state).toBe("quoted");
+    expect(hh.sandbox.orders().filter((o) => o.customId === input.orderId)).toHaveLength(1);
+  });
+
+  it("resumes paid and pending orders left by a stopped process when a new one starts", async () => {
+    const hh = await startEngineHarness({ webhooks: false, leaseMs: 300 });
+    h = hh;
+    hh.sandbox.pauseDelivery(true);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const customer = newCustomer();
+      const o = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+      await hh.engine.markPaid(o.id, {
+        userId: customer.userId,
+        currency: "XTR",
+        totalAmount: o.amount!,
+        telegramChargeId: `resume-${i}`,
+      });
+      ids.push(o.id);
+    }
+    await eventually(async () => (await hh.engine.listAll("pending", 0, 10)).total >= 5, 5000, "all pending");
+    await hh.engine.stop();
+    hh.engines.shift();
+    hh.sandbox.pauseDelivery(false);
+    const next = hh.addEngine();
+    for (const id of ids) await waitFinal(next, hh, id, "delivered");
+    expect(ids.map((id) => hh.sandbox.stats(id).charges)).toEqual([1, 1, 1, 1, 1]);
+  });
+});
+
+describe("several engines on one Redis", () => {
+  it("notifies and charges each of 100 orders exactly once", async () => {
+    const hh = await startEngineHarness({ sandbox: { deliveryDelayMs: 20 } });
+    h = hh;
+    const second = hh.addEngine();
+    const engines = [hh.engine, second];
+    const orders = await Promise.all(
+      Array.from({ length: 100 }, async (_, i) => {
+        const engine = engines[i % 2]!;
+        const customer = newCustomer();
+        const o = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+        await engines[(i + 1) % 2]!.markPaid(o.id, {
+          userId: customer.userId,
+          currency: "XTR",
+          totalAmount: o.amount!,
+          telegramChargeId: `multi-${i}`,
+        });
+        return o.id;
+      }),
+    );
+    await eventually(() => orders.every((id) => hh.notifier.finalsFor(id).length > 0), 30_000, "100 finals");
+    await new Promise((r) => setTimeout(r, 500));
+    for (const id of orders) {
+      expect(hh.notifier.finalsFor(id)).toHaveLength(1);
+      expect(hh.sandbox.stats(id).charges).toBe(1);
+    }
+    expect(hh.sandbox.totalCharges()).toBe(100);
+  });
+});
