@@ -6,6 +6,7 @@ import type { Redis } from "ioredis";
 import type { CatalogService } from "../catalog/service.js";
 import type { Config, Locale } from "../config.js";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
 import type { OrdersApi } from "../orders/types.js";
 
 /** What the bot needs from the rest of the application (built by src/main.ts). */
@@ -15,6 +16,8 @@ export interface BotDeps {
   redis: Redis;
   orders: OrdersApi;
   catalog: CatalogService;
+  /** Prometheus metrics (Telegram 429s are counted) when the application has them. */
+  metrics?: Metrics;
 }
 
 /** Per-chat data kept in Redis between updates. */

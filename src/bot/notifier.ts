@@ -24,7 +24,7 @@ export function renderAlert(alert: OperatorAlert, order: Order | undefined, t: T
   const lines = [t(`alert-${alert.kind}`)];
   if (order) {
     lines.push(t("alert-order", { id: escapeHtml(order.id), item: describeItem(order.item, t, locale) }));
-    lines.push(t("alert-customer", { userId: order.customer.userId, username: escapeHtml(order.customer.username ?? "—") }));
+    lines.push(t("alert-customer", { userId: String(order.customer.userId), username: order.customer.username ? `@${escapeHtml(order.customer.username)}` : "—" }));
   } else if (alert.orderId) {
     lines.push(t("alert-order-id", { id: escapeHtml(alert.orderId) }));
   }

@@ -75,6 +75,8 @@ return 0
 export interface OutgoingLimiter {
   /** Resolves when a send into `chatId` (or a chat-less send) may go out, or after maxWaitMs. */
   acquire(chatId: number | string | undefined): Promise<void>;
+  /** Takes a token if one is free: 0 when taken, else the milliseconds until one will be. */
+  tryAcquire(chatId: number | string | undefined): Promise<number>;
 }
 
 interface TakeTokenRedis {
@@ -93,21 +95,23 @@ export function createOutgoingLimiter(deps: {
     redis.defineCommand("shopbotTakeToken", { numberOfKeys: 2, lua: TAKE_LUA });
   }
   const globalKey = `${deps.prefix}tg-limit:global`;
+  const take = (chatId: number | string | undefined) =>
+    (redis as Redis & TakeTokenRedis).shopbotTakeToken(
+      globalKey,
+      chatId === undefined ? "" : `${deps.prefix}tg-limit:chat:${chatId}`,
+      limits.globalPerSecond,
+      limits.globalBurst,
+      limits.chatPerSecond,
+      limits.chatBurst,
+    );
   return {
+    tryAcquire: take,
     async acquire(chatId) {
-      const chatKey = chatId === undefined ? "" : `${deps.prefix}tg-limit:chat:${chatId}`;
       const deadline = Date.now() + limits.maxWaitMs;
       for (;;) {
         let wait: number;
         try {
-          wait = await (redis as Redis & TakeTokenRedis).shopbotTakeToken(
-            globalKey,
-            chatKey,
-            limits.globalPerSecond,
-            limits.globalBurst,
-            limits.chatPerSecond,
-            limits.chatBurst,
-          );
+          wait = await take(chatId);
         } catch (err) {
           // Redis trouble must not stop messages: send, and let auto-retry handle a 429.
           deps.logger.warn({ err }, "outgoing limiter unavailable; sending without it");

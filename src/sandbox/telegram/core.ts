@@ -286,6 +286,7 @@ export class EmulatorCore {
         table.delete(id);
         resolve(null);
       }, timeoutMs);
+      timer.unref();
       table.set(id, {
         userId,
         answered: false,

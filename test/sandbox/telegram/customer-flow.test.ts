@@ -1,6 +1,12 @@
+import {
+  type Conversation,
+  type ConversationFlavor,
+  conversations,
+  createConversation,
+} from "@grammyjs/conversations";
 import { Menu } from "@grammyjs/menu";
 import { run } from "@grammyjs/runner";
-import { Bot, GrammyError, InlineKeyboard } from "grammy";
+import { Bot, type Context, GrammyError, InlineKeyboard } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTelegramEmulator, type TelegramEmulator } from "../../../src/sandbox/telegram/index.js";
 import { startPolling, TOKEN } from "./harness.js";
@@ -11,7 +17,11 @@ function createShopBot(apiRoot: string): Bot {
   bot.command("start", (ctx) =>
     ctx.reply(`<b>Welcome</b> to the &lt;shop&gt;, ${ctx.from?.language_code ?? "?"}`, {
       parse_mode: "HTML",
-      reply_markup: new InlineKeyboard().text("Buy", "buy").text("Help", "help").row().url("Site", "https://example.com"),
+      reply_markup: new InlineKeyboard()
+        .text("Buy", "buy")
+        .text("Help", "help")
+        .row()
+        .url("Site", "https://example.com"),
     }),
   );
   bot.callbackQuery("buy", async (ctx) => {
@@ -115,7 +125,10 @@ describe("a customer talking to a grammY bot through the emulator", () => {
     await customer.waitForBotMessage("Paid 10 XTR for order-10");
     await customer.waitForBotMessage("Second refund: Bad Request: CHARGE_ALREADY_REFUNDED");
 
-    const payment = customer.messages().find((m) => m.successfulPayment)?.successfulPayment as Record<string, unknown>;
+    const payment = customer.messages().find((m) => m.successfulPayment)?.successfulPayment as Record<
+      string,
+      unknown
+    >;
     expect(payment).toMatchObject({ currency: "XTR", total_amount: 10, invoice_payload: "order-10" });
     expect(payment.provider_payment_charge_id).toBeUndefined();
     expect(emulator.refunds()).toEqual([{ userId: 1004, chargeId: payment.telegram_payment_charge_id }]);
@@ -142,13 +155,16 @@ describe("a customer talking to a grammY bot through the emulator", () => {
     expect(customer.buttons()).toEqual(["Pay ⭐️10"]);
     await customer.pressButton(/^Pay/);
     await customer.waitForBotMessage("Paid 10 XTR");
+    await customer.waitForBotMessage("Second refund");
   });
 
   it("fails a press with a message that lists the chat when no button has that label", async () => {
     const customer = emulator.user({ id: 1007 });
     await customer.sendText("/start");
     await customer.waitForBotMessage("Welcome");
-    await expect(customer.pressButton("Checkout", { timeoutMs: 50 })).rejects.toThrow(/No inline button matching Checkout[\s\S]*Buy \| Help/);
+    await expect(customer.pressButton("Checkout", { timeoutMs: 50 })).rejects.toThrow(
+      /No inline button matching Checkout[\s\S]*Buy \| Help/,
+    );
   });
 
   it("tells the bot about a forged callback and the bot's handlers see it", async () => {
@@ -163,7 +179,9 @@ describe("a customer talking to a grammY bot through the emulator", () => {
     const customer = emulator.user({ id: 1009 });
     await customer.sendText("ping");
     await customer.waitForBotMessage("echo: ping");
-    await expect(customer.waitFor(() => false, 50)).rejects.toThrow(/Timed out after 50 ms[\s\S]*#2 bot: "echo: ping"/);
+    await expect(customer.waitFor(() => false, 50)).rejects.toThrow(
+      /Timed out after 50 ms[\s\S]*#2 bot: "echo: ping"/,
+    );
   });
 });
 
@@ -192,6 +210,38 @@ describe("the emulator under @grammyjs/runner and @grammyjs/menu", () => {
       expect(counter).toMatchObject({ text: "Counter", edits: 1 });
     } finally {
       await handle.stop();
+      await emulator.close();
+    }
+  });
+});
+
+describe("the emulator under @grammyjs/conversations", () => {
+  it("carries a conversation across several customer messages and reports each change", async () => {
+    const emulator = await startTelegramEmulator({ token: TOKEN });
+    type Ctx = ConversationFlavor<Context>;
+    const bot = new Bot<Ctx>(TOKEN, { client: { apiRoot: emulator.apiRoot } });
+    bot.use(conversations());
+    bot.use(
+      createConversation(async (conversation: Conversation<Ctx, Context>, ctx: Context) => {
+        await ctx.reply("Which email gets the code?");
+        const answer = await conversation.waitFor("message:text");
+        await answer.reply(`Sending to ${answer.message.text}`);
+      }, "ask-email"),
+    );
+    bot.command("buy", (ctx) => ctx.conversation.enter("ask-email"));
+    const changes: number[] = [];
+    const unsubscribe = emulator.onChange((chatId) => changes.push(chatId));
+    const stop = await startPolling(bot);
+    try {
+      const customer = emulator.user({ id: 2101 });
+      await customer.sendText("/buy");
+      await customer.waitForBotMessage("Which email");
+      await customer.sendText("ann@example.com");
+      await customer.waitForBotMessage("Sending to ann@example.com");
+      unsubscribe();
+      expect(changes).toEqual([2101, 2101, 2101, 2101]);
+    } finally {
+      await stop();
       await emulator.close();
     }
   });

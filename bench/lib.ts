@@ -1,0 +1,91 @@
+import type { Redis } from "ioredis";
+
+/** p-th percentile (0..100) of a list of numbers, nearest-rank. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** Total commands Redis has processed, by command, from INFO commandstats. */
+export async function commandStats(redis: Redis): Promise<Map<string, number>> {
+  const info = await redis.info("commandstats");
+  const out = new Map<string, number>();
+  for (const line of info.split("\n")) {
+    const m = line.match(/^cmdstat_([^:]+):calls=(\d+)/);
+    if (m) out.set(m[1]!, Number(m[2]));
+  }
+  return out;
+}
+
+export function diffStats(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [cmd, n] of after) {
+    const d = n - (before.get(cmd) ?? 0);
+    if (d > 0) out.set(cmd, d);
+  }
+  return out;
+}
+
+export function sum(values: Iterable<number>): number {
+  let s = 0;
+  for (const v of values) s += v;
+  return s;
+}
+
+/** Samples this process's RSS every `everyMs` and keeps the peak. */
+export function rssSampler(everyMs = 50) {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, everyMs);
+  timer.unref();
+  return {
+    stop(): number {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage().rss);
+    },
+  };
+}
+
+export function fmt(n: number, digits = 1): string {
+  if (!Number.isFinite(n)) return "—";
+  return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+export function mb(bytes: number): string {
+  return `${fmt(bytes / 1024 / 1024, 0)} MB`;
+}
+
+/** Prints rows as an aligned plain-text table. */
+export function printTable(title: string, rows: [string, string][]): void {
+  const width = Math.max(...rows.map(([k]) => k.length));
+  process.stdout.write(`\n${title}\n${"-".repeat(title.length)}\n`);
+  for (const [k, v] of rows) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
+}
+
+/** Runs `fn` for each item with at most `limit` running at once. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!, i);
+    }
+  });
+  await Promise.all(workers);
+  return out;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Waits until `check` holds, polling; throws after `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, label: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}`);
+    await sleep(20);
+  }
+}

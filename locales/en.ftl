@@ -1,0 +1,262 @@
+## Commands (descriptions shown in Telegram's command menu)
+
+cmd-start = start
+    .description = Main menu: choose what to buy
+cmd-orders = orders
+    .description = My orders
+cmd-language = language
+    .description = Change the language
+cmd-cancel = cancel
+    .description = Cancel the current step or unpaid order
+cmd-help = help
+    .description = How the shop works
+cmd-paysupport = paysupport
+    .description = Help with a payment
+cmd-op-balance = balance
+    .description = Operator: reseller deposit balance
+cmd-op-orders = orders
+    .description = Operator: all orders, filters, re-check
+cmd-op-stats = stats
+    .description = Operator: sales statistics
+
+## Main menu
+
+menu-title = 🛍 <b>What would you like to buy?</b>
+    Pick a product below. Prices are shown before you pay.
+menu-stars = ⭐ Telegram Stars
+menu-premium = 💎 Telegram Premium
+menu-gift = 🎁 Gifts
+menu-steam = 🎮 Steam top-up
+menu-neural = 🤖 AI services
+menu-game = 🕹 Games
+menu-orders = 📦 My orders
+shop-closed = 🔒 Sorry, this shop is not open to you. If you think this is a mistake, contact the shop's owner.
+product-disabled = This product is not sold right now.
+
+## Buttons
+
+btn-back = ‹ Back
+btn-cancel = ✖️ Cancel
+btn-retry = 🔄 Try again
+btn-pay = 💳 Pay { $price }
+btn-confirm = ✅ Confirm order
+btn-requote = 🔄 Get a new price
+btn-to-myself = 🙋 To myself (@{ $username })
+btn-prev = ‹ Previous
+btn-next = Next ›
+
+## Flow questions
+
+ask-stars-amount = ⭐ <b>How many stars?</b>
+    Pick an amount or type any whole number from { $min } to { $max }.
+ask-premium-months = 💎 <b>Telegram Premium — for how long?</b>
+premium-months = { $months ->
+    [one] { $months } month
+   *[other] { $months } months
+}
+ask-recipient = 👤 <b>Who gets it?</b>
+    Send their Telegram username: <code>@name</code>, <code>name</code> or a <code>t.me/name</code> link.
+ask-recipient-or-self = 👤 <b>Who gets it?</b>
+    Tap “To myself” or send someone's Telegram username: <code>@name</code>, <code>name</code> or a <code>t.me/name</code> link.
+ask-gift = 🎁 <b>Choose a gift</b>
+    Each button shows the gift, its value in stars and the price.
+gift-label = { $emoji } { $stars }⭐ · { $price }
+gift-label-limited = { $emoji } { $stars }⭐ · { $price } · { $left } left
+gift-none = 🎁 There are no gifts on sale right now. Please look again later: /start
+ask-steam-login = 🎮 <b>Your Steam login</b>
+    Send the login of the Steam account to top up (not the profile name).
+ask-steam-amount = 💰 <b>How much to top up?</b>
+    Pick an amount or type a whole number of roubles from { $min } to { $max }.
+ask-neural = 🤖 <b>Choose an AI service</b>
+neural-label = { $emoji } { $title } · { $price }
+neural-none = 🤖 No AI services are on sale right now. Please look again later: /start
+ask-game = 🕹 <b>Choose a game</b>
+game-none = 🕹 No games are on sale right now. Please look again later: /start
+ask-game-region = 🌍 <b>{ $game }: choose the region</b>
+game-no-regions = This game has no regions on sale right now; choose another one.
+ask-game-package = 📦 <b>{ $game } · { $region }: choose a package</b>
+game-no-packages = There is nothing on sale for this region right now; choose another one.
+package-label = { $title } · { $price }
+ask-game-quantity = 🔢 <b>How many?</b>
+    Pick a number or type a whole number from { $min } to { $max }.
+ask-game-field = ✏️ <b>{ $field }</b>
+    Send the value for your game account.
+
+## Flow messages
+
+flow-cancelled = ✖️ Cancelled. Nothing was ordered. /start to begin again.
+flow-use-buttons = Please choose with the buttons below.
+flow-send-text = Please answer with a text message or the buttons below.
+flow-too-many-attempts = That did not work several times, so I stopped here. /start to begin again.
+flow-too-long = This order took too many steps, so I stopped here. /start to begin again.
+catalog-unavailable = ⏳ The shop's supplier is not answering right now. Try again in a moment.
+catalog-unavailable-final = ⏳ The shop's supplier is still not answering. Please try again later: /start
+quote-unavailable = ⏳ The shop's supplier is not answering right now, so there is no price yet. Try again in a moment — you will not be charged twice.
+quote-refused-shop = 😔 The shop cannot take this order right now. Please try again later.
+quote-refused-request = 😔 The supplier did not accept this order. Check what you entered and try again.
+quote-invalid = The supplier did not accept this: { $reasons }. Please answer again.
+quote-gave-up = 😔 We could not get a price for this order. Please try again later: /start
+
+## Input rules
+
+rule-username-empty = A username is needed.
+rule-username-chars = A Telegram username has only Latin letters, digits and underscores (_).
+rule-username-length = A Telegram username is 5 to 32 characters long.
+rule-username-start = A Telegram username starts with a letter.
+rule-username-end = A Telegram username cannot end with an underscore (_).
+rule-username-double = A Telegram username cannot contain two underscores in a row (__).
+rule-number-format = Send a whole number from { $min } to { $max }, digits only.
+rule-number-whole = Send a whole number, without a fraction.
+rule-number-min = The smallest amount is { $min }.
+rule-number-max = The largest amount is { $max }.
+rule-login-empty = A login is needed.
+rule-login-spaces = A login has no spaces.
+rule-login-length = A login is at most { $max } characters long.
+rule-login-chars = A login cannot contain &lt;, &gt; or control characters.
+rule-field-empty = This cannot be empty.
+rule-field-length = At most { $max } characters, please.
+rule-field-one-line = Send it on one line.
+
+## What was ordered
+
+item-stars = ⭐ { $count } Telegram { $count ->
+    [one] Star
+   *[other] Stars
+}
+item-premium = 💎 Telegram Premium for { $months ->
+    [one] { $months } month
+   *[other] { $months } months
+}
+item-gift = 🎁 Gift { $emoji } ({ $title })
+item-steam = 🎮 Steam top-up of { $amount }
+item-neural = { $emoji } { $title }
+item-game = 🕹 { $title } × { $count }
+
+## Order card
+
+card-title = 🧾 <b>Order #{ $id }</b>
+card-recipient = For: { $recipient }
+card-login = Steam login: { $recipient }
+card-price = Price: <b>{ $price }</b>
+card-status-draft = ⏳ Getting the price…
+card-status-quoted = ⏳ Waiting for your payment. The price holds for { $minutes } min.
+card-status-quoted-direct = ⏳ Waiting for your confirmation. The price holds for { $minutes } min.
+card-status-paid = 💳 Payment received. Passing the order to the supplier…
+card-status-pending = 🚚 Being delivered…
+card-status-delivered = ✅ Delivered.
+card-status-failed = ❌ Delivery failed.
+card-status-rejected = ❌ The supplier refused the order.
+card-status-expired = ⌛ The price has expired. Get a new price to order.
+card-status-cancelled = ✖️ Cancelled.
+
+## Order status (lists)
+
+status-draft = getting the price
+status-quoted = awaiting payment
+status-paid = paid
+status-pending = being delivered
+status-delivered = delivered
+status-failed = failed
+status-rejected = refused
+status-expired = expired
+status-cancelled = cancelled
+
+## Payment
+
+invoice-title = Order #{ $id }
+invoice-description = { $item } · for { $recipient }
+pay-not-found = This order is not yours or no longer exists.
+pay-expired = The price has expired.
+pay-not-quoted = This order can no longer be paid: it is { $status }.
+quote-expired-offer = ⌛ The price of this order has expired. Get a new price to continue.
+requote-failed = 😔 Could not get a new price right now. Please try again later: /start
+confirm-ok = Order confirmed.
+confirm-already = This order was already confirmed.
+cancel-ok = Order cancelled.
+cancel-too-late = This order cannot be cancelled: it is { $status }.
+precheckout-not_found = This order does not exist. Please start again with /start.
+precheckout-not_quoted = This order can no longer be paid.
+precheckout-expired = The price has expired. Get a new price in the chat.
+precheckout-wrong_user = This invoice belongs to someone else.
+precheckout-wrong_amount = The amount does not match the order. Please start again with /start.
+precheckout-timeout = The shop could not check the order in time. Please try again.
+payment-extra-refunded = You had already paid for this order, so this second payment is refunded.
+payment-extra-flagged = You had already paid for this order. The shop has been told and will refund the second payment.
+
+## Refunds
+
+refund-stars-auto = ⭐ Your { $stars } { $stars ->
+    [one] star is
+   *[other] stars are
+} refunded automatically.
+refund-stars-done = ⭐ Your { $stars } { $stars ->
+    [one] star was
+   *[other] stars were
+} refunded.
+refund-rub-shop = 💸 The shop will refund you { $amount }.
+refund-rub-shop-contact = 💸 The shop will refund you { $amount }. Questions: { $contact }
+refund-rub-done = 💸 The shop refunded you { $amount }.
+refund-none-charged = You were not charged.
+
+## Final messages
+
+final-delivered = ✅ <b>Order #{ $id } delivered</b>
+    { $item }
+final-failed = ❌ <b>Order #{ $id } could not be delivered</b>
+    { $item }
+final-rejected = ❌ <b>Order #{ $id } was refused by the supplier</b>
+    { $item }
+final-reason = Reason: { $reason }
+final-no-reason = not given
+final-support = Support: { $contact }
+final-tx = Transaction: { $tx }
+final-codes = { $count ->
+    [one] Your code:
+   *[other] Your codes:
+}
+final-details = Details:
+final-truncated = … (shortened; ask support for the rest)
+
+## My orders
+
+orders-empty = 📦 You have no orders yet. /start to buy something.
+orders-title = 📦 <b>Your orders</b> ({ $from }–{ $to } of { $total })
+
+## Language
+
+language-choose = Choose your language:
+language-set = ✅ The bot now speaks English.
+
+## Help
+
+help-text = 🛍 <b>How it works</b>
+    1. /start and pick a product.
+    2. Answer a few questions (buttons or text); ‹ Back and ✖️ Cancel work at every step.
+    3. Check the order card with the price and pay.
+    4. The card shows the progress, and a message tells you when it is delivered.
+    /orders lists your orders, /language changes the language, /cancel stops the current order.
+paysupport-text = 💳 <b>Payment help</b>
+    If a payment went wrong, write to support with your order number (shown on the card as #…).
+    Stars for orders that fail are refunded automatically.
+support-contact = Support: { $contact }
+support-no-contact = Support: reply in this chat with your order number.
+
+## General
+
+error-generic = 😔 Something went wrong. Please try again — you are still where you were.
+button-outdated = This button is no longer active.
+unhandled-hint = I did not understand that. Send /start to see what you can buy.
+rate-limited = Too many messages at once. Please wait a few seconds.
+
+## Operator alerts
+
+alert-delivery_failed = 🚨 <b>Delivery failed</b>
+alert-pay_rejected = 🚨 <b>The reseller refused to charge a paid order</b>
+alert-low_balance = ⚠️ <b>Low reseller balance</b>
+alert-stuck = ⚠️ <b>Order stuck in delivery</b>
+alert-refund_needed = 💸 <b>Refund needed</b>
+alert-reseller_auth = 🔑 <b>The reseller rejected the API key</b>
+alert-duplicate_payment = ⚠️ <b>Second payment for one order</b>
+alert-order = Order <code>{ $id }</code>: { $item }
+alert-order-id = Order <code>{ $id }</code>
+alert-customer = Customer: { $userId } ({ $username })

@@ -1,0 +1,267 @@
+## Commands (descriptions shown in Telegram's command menu)
+
+cmd-start = start
+    .description = Главное меню: выбрать покупку
+cmd-orders = orders
+    .description = Мои заказы
+cmd-language = language
+    .description = Сменить язык
+cmd-cancel = cancel
+    .description = Отменить текущий шаг или неоплаченный заказ
+cmd-help = help
+    .description = Как устроен магазин
+cmd-paysupport = paysupport
+    .description = Помощь с оплатой
+cmd-op-balance = balance
+    .description = Оператор: баланс депозита
+cmd-op-orders = orders
+    .description = Оператор: все заказы, фильтры, перепроверка
+cmd-op-stats = stats
+    .description = Оператор: статистика продаж
+
+## Main menu
+
+menu-title = 🛍 <b>Что хотите купить?</b>
+    Выберите товар ниже. Цену вы увидите до оплаты.
+menu-stars = ⭐ Telegram Stars
+menu-premium = 💎 Telegram Premium
+menu-gift = 🎁 Подарки
+menu-steam = 🎮 Пополнение Steam
+menu-neural = 🤖 ИИ-сервисы
+menu-game = 🕹 Игры
+menu-orders = 📦 Мои заказы
+shop-closed = 🔒 Извините, этот магазин для вас закрыт. Если это ошибка, напишите владельцу магазина.
+product-disabled = Этот товар сейчас не продаётся.
+
+## Buttons
+
+btn-back = ‹ Назад
+btn-cancel = ✖️ Отмена
+btn-retry = 🔄 Попробовать ещё раз
+btn-pay = 💳 Оплатить { $price }
+btn-confirm = ✅ Подтвердить заказ
+btn-requote = 🔄 Узнать новую цену
+btn-to-myself = 🙋 Себе (@{ $username })
+btn-prev = ‹ Назад
+btn-next = Далее ›
+
+## Flow questions
+
+ask-stars-amount = ⭐ <b>Сколько звёзд?</b>
+    Выберите количество или напишите целое число от { $min } до { $max }.
+ask-premium-months = 💎 <b>Telegram Premium — на какой срок?</b>
+premium-months = { $months } { $months ->
+    [one] месяц
+    [few] месяца
+   *[many] месяцев
+}
+ask-recipient = 👤 <b>Кому?</b>
+    Пришлите имя пользователя Telegram: <code>@name</code>, <code>name</code> или ссылку <code>t.me/name</code>.
+ask-recipient-or-self = 👤 <b>Кому?</b>
+    Нажмите «Себе» или пришлите имя пользователя Telegram: <code>@name</code>, <code>name</code> или ссылку <code>t.me/name</code>.
+ask-gift = 🎁 <b>Выберите подарок</b>
+    На каждой кнопке — подарок, его стоимость в звёздах и цена.
+gift-label = { $emoji } { $stars }⭐ · { $price }
+gift-label-limited = { $emoji } { $stars }⭐ · { $price } · осталось { $left }
+gift-none = 🎁 Сейчас нет подарков в продаже. Загляните позже: /start
+ask-steam-login = 🎮 <b>Ваш логин Steam</b>
+    Пришлите логин аккаунта Steam, который нужно пополнить (не имя профиля).
+ask-steam-amount = 💰 <b>На какую сумму пополнить?</b>
+    Выберите сумму или напишите целое число рублей от { $min } до { $max }.
+ask-neural = 🤖 <b>Выберите ИИ-сервис</b>
+neural-label = { $emoji } { $title } · { $price }
+neural-none = 🤖 Сейчас нет ИИ-сервисов в продаже. Загляните позже: /start
+ask-game = 🕹 <b>Выберите игру</b>
+game-none = 🕹 Сейчас нет игр в продаже. Загляните позже: /start
+ask-game-region = 🌍 <b>{ $game }: выберите регион</b>
+game-no-regions = Для этой игры сейчас нет регионов в продаже; выберите другую.
+ask-game-package = 📦 <b>{ $game } · { $region }: выберите пакет</b>
+game-no-packages = Для этого региона сейчас ничего нет в продаже; выберите другой.
+package-label = { $title } · { $price }
+ask-game-quantity = 🔢 <b>Сколько штук?</b>
+    Выберите число или напишите целое число от { $min } до { $max }.
+ask-game-field = ✏️ <b>{ $field }</b>
+    Пришлите значение для вашего игрового аккаунта.
+
+## Flow messages
+
+flow-cancelled = ✖️ Отменено. Ничего не заказано. /start — начать заново.
+flow-use-buttons = Пожалуйста, выберите кнопкой ниже.
+flow-send-text = Пожалуйста, ответьте текстом или кнопкой ниже.
+flow-too-many-attempts = Несколько попыток подряд не получились, поэтому я остановился. /start — начать заново.
+flow-too-long = В этом заказе слишком много шагов, поэтому я остановился. /start — начать заново.
+catalog-unavailable = ⏳ Поставщик магазина сейчас не отвечает. Попробуйте ещё раз через минуту.
+catalog-unavailable-final = ⏳ Поставщик магазина по-прежнему не отвечает. Попробуйте позже: /start
+quote-unavailable = ⏳ Поставщик магазина сейчас не отвечает, поэтому цены пока нет. Попробуйте ещё раз — дважды с вас не спишут.
+quote-refused-shop = 😔 Магазин сейчас не может принять этот заказ. Попробуйте позже.
+quote-refused-request = 😔 Поставщик не принял этот заказ. Проверьте введённые данные и попробуйте снова.
+quote-invalid = Поставщик не принял данные: { $reasons }. Ответьте, пожалуйста, ещё раз.
+quote-gave-up = 😔 Не удалось узнать цену этого заказа. Попробуйте позже: /start
+
+## Input rules
+
+rule-username-empty = Нужно имя пользователя.
+rule-username-chars = Имя пользователя Telegram состоит только из латинских букв, цифр и подчёркиваний (_).
+rule-username-length = Имя пользователя Telegram — от 5 до 32 символов.
+rule-username-start = Имя пользователя Telegram начинается с буквы.
+rule-username-end = Имя пользователя Telegram не может заканчиваться подчёркиванием (_).
+rule-username-double = В имени пользователя Telegram не бывает двух подчёркиваний подряд (__).
+rule-number-format = Пришлите целое число от { $min } до { $max }, только цифры.
+rule-number-whole = Пришлите целое число, без дробной части.
+rule-number-min = Минимум — { $min }.
+rule-number-max = Максимум — { $max }.
+rule-login-empty = Нужен логин.
+rule-login-spaces = В логине не бывает пробелов.
+rule-login-length = Логин — не длиннее { $max } символов.
+rule-login-chars = Логин не может содержать &lt;, &gt; и управляющие символы.
+rule-field-empty = Значение не может быть пустым.
+rule-field-length = Не больше { $max } символов, пожалуйста.
+rule-field-one-line = Пришлите значение одной строкой.
+
+## What was ordered
+
+item-stars = ⭐ { $count } { $count ->
+    [one] звезда
+    [few] звезды
+   *[many] звёзд
+} Telegram
+item-premium = 💎 Telegram Premium на { $months } { $months ->
+    [one] месяц
+    [few] месяца
+   *[many] месяцев
+}
+item-gift = 🎁 Подарок { $emoji } ({ $title })
+item-steam = 🎮 Пополнение Steam на { $amount }
+item-neural = { $emoji } { $title }
+item-game = 🕹 { $title } × { $count }
+
+## Order card
+
+card-title = 🧾 <b>Заказ #{ $id }</b>
+card-recipient = Кому: { $recipient }
+card-login = Логин Steam: { $recipient }
+card-price = Цена: <b>{ $price }</b>
+card-status-draft = ⏳ Узнаём цену…
+card-status-quoted = ⏳ Ждём оплату. Цена действует { $minutes } мин.
+card-status-quoted-direct = ⏳ Ждём подтверждения. Цена действует { $minutes } мин.
+card-status-paid = 💳 Оплата получена. Передаём заказ поставщику…
+card-status-pending = 🚚 Доставляется…
+card-status-delivered = ✅ Доставлено.
+card-status-failed = ❌ Доставка не удалась.
+card-status-rejected = ❌ Поставщик отказал в заказе.
+card-status-expired = ⌛ Цена устарела. Узнайте новую цену, чтобы заказать.
+card-status-cancelled = ✖️ Отменён.
+
+## Order status (lists)
+
+status-draft = узнаём цену
+status-quoted = ждёт оплаты
+status-paid = оплачен
+status-pending = доставляется
+status-delivered = доставлен
+status-failed = не доставлен
+status-rejected = отклонён
+status-expired = цена устарела
+status-cancelled = отменён
+
+## Payment
+
+invoice-title = Заказ #{ $id }
+invoice-description = { $item } · для { $recipient }
+pay-not-found = Этот заказ не ваш или больше не существует.
+pay-expired = Цена устарела.
+pay-not-quoted = Этот заказ уже нельзя оплатить: он { $status }.
+quote-expired-offer = ⌛ Цена этого заказа устарела. Узнайте новую цену, чтобы продолжить.
+requote-failed = 😔 Сейчас не удалось узнать новую цену. Попробуйте позже: /start
+confirm-ok = Заказ подтверждён.
+confirm-already = Этот заказ уже подтверждён.
+cancel-ok = Заказ отменён.
+cancel-too-late = Этот заказ уже нельзя отменить: он { $status }.
+precheckout-not_found = Такого заказа нет. Начните заново: /start.
+precheckout-not_quoted = Этот заказ уже нельзя оплатить.
+precheckout-expired = Цена устарела. Узнайте новую цену в чате.
+precheckout-wrong_user = Этот счёт выставлен другому человеку.
+precheckout-wrong_amount = Сумма не совпадает с заказом. Начните заново: /start.
+precheckout-timeout = Магазин не успел проверить заказ. Попробуйте ещё раз.
+payment-extra-refunded = Этот заказ уже был оплачен, поэтому второй платёж возвращён.
+payment-extra-flagged = Этот заказ уже был оплачен. Магазин знает об этом и вернёт второй платёж.
+
+## Refunds
+
+refund-stars-auto = ⭐ { $stars } { $stars ->
+    [one] звезда будет возвращена
+    [few] звезды будут возвращены
+   *[many] звёзд будут возвращены
+} автоматически.
+refund-stars-done = ⭐ { $stars } { $stars ->
+    [one] звезда возвращена
+    [few] звезды возвращены
+   *[many] звёзд возвращены
+}.
+refund-rub-shop = 💸 Магазин вернёт вам { $amount }.
+refund-rub-shop-contact = 💸 Магазин вернёт вам { $amount }. Вопросы: { $contact }
+refund-rub-done = 💸 Магазин вернул вам { $amount }.
+refund-none-charged = С вас ничего не списано.
+
+## Final messages
+
+final-delivered = ✅ <b>Заказ #{ $id } доставлен</b>
+    { $item }
+final-failed = ❌ <b>Заказ #{ $id } не удалось доставить</b>
+    { $item }
+final-rejected = ❌ <b>Поставщик отклонил заказ #{ $id }</b>
+    { $item }
+final-reason = Причина: { $reason }
+final-no-reason = не указана
+final-support = Поддержка: { $contact }
+final-tx = Транзакция: { $tx }
+final-codes = { $count ->
+    [one] Ваш код:
+   *[other] Ваши коды:
+}
+final-details = Подробности:
+final-truncated = … (сокращено; остальное — у поддержки)
+
+## My orders
+
+orders-empty = 📦 У вас пока нет заказов. /start — чтобы что-нибудь купить.
+orders-title = 📦 <b>Ваши заказы</b> ({ $from }–{ $to } из { $total })
+
+## Language
+
+language-choose = Выберите язык:
+language-set = ✅ Теперь бот говорит по-русски.
+
+## Help
+
+help-text = 🛍 <b>Как это работает</b>
+    1. /start — выберите товар.
+    2. Ответьте на пару вопросов (кнопками или текстом); «‹ Назад» и «✖️ Отмена» есть на каждом шаге.
+    3. Проверьте карточку заказа с ценой и оплатите.
+    4. Карточка показывает ход заказа, а сообщение придёт, когда заказ доставлен.
+    /orders — ваши заказы, /language — язык, /cancel — остановить текущий заказ.
+paysupport-text = 💳 <b>Помощь с оплатой</b>
+    Если с оплатой что-то не так, напишите в поддержку и укажите номер заказа (на карточке, #…).
+    Звёзды за заказы, которые не удалось доставить, возвращаются автоматически.
+support-contact = Поддержка: { $contact }
+support-no-contact = Поддержка: напишите в этот чат номер заказа.
+
+## General
+
+error-generic = 😔 Что-то пошло не так. Попробуйте ещё раз — вы там же, где были.
+button-outdated = Эта кнопка уже не работает.
+unhandled-hint = Я не понял. Отправьте /start, чтобы увидеть, что можно купить.
+rate-limited = Слишком много сообщений сразу. Подождите несколько секунд.
+
+## Operator alerts
+
+alert-delivery_failed = 🚨 <b>Доставка не удалась</b>
+alert-pay_rejected = 🚨 <b>Поставщик отказался списать оплаченный заказ</b>
+alert-low_balance = ⚠️ <b>Низкий баланс у поставщика</b>
+alert-stuck = ⚠️ <b>Заказ завис в доставке</b>
+alert-refund_needed = 💸 <b>Нужен возврат</b>
+alert-reseller_auth = 🔑 <b>Поставщик не принял API-ключ</b>
+alert-duplicate_payment = ⚠️ <b>Второй платёж за один заказ</b>
+alert-order = Заказ <code>{ $id }</code>: { $item }
+alert-order-id = Заказ <code>{ $id }</code>
+alert-customer = Покупатель: { $userId } ({ $username })

@@ -1,0 +1,57 @@
+import type { I18n } from "@grammyjs/i18n";
+import type { Api, GrammyError } from "grammy";
+import type { BotCommand } from "grammy/types";
+import type { Config, Locale } from "../config.js";
+import { LOCALES } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { BotContext } from "./context.js";
+
+export const CUSTOMER_COMMANDS = ["start", "orders", "language", "cancel", "help", "paysupport"] as const;
+/** Implemented by the operator feature; listed only in operators' chats. */
+export const OPERATOR_COMMANDS = ["balance", "orders", "stats"] as const;
+
+export function commandList(i18n: I18n<BotContext>, locale: Locale, operator: boolean): BotCommand[] {
+  const list: BotCommand[] = CUSTOMER_COMMANDS.map((c) => ({
+    command: c,
+    description: i18n.t(locale, `cmd-${c}.description`),
+  }));
+  if (operator) {
+    for (const c of OPERATOR_COMMANDS) {
+      const entry = { command: c, description: i18n.t(locale, `cmd-op-${c}.description`) };
+      const at = list.findIndex((x) => x.command === c);
+      if (at >= 0) list[at] = entry;
+      else list.push(entry);
+    }
+  }
+  return list;
+}
+
+/**
+ * Registers the command lists: customers' commands in Russian and English (and the default
+ * locale for other languages); operators additionally get theirs, only in their own chats.
+ */
+export async function registerCommands(
+  api: Api,
+  i18n: I18n<BotContext>,
+  config: Pick<Config, "defaultLocale" | "operatorIds">,
+  logger: Logger,
+): Promise<void> {
+  await api.setMyCommands(commandList(i18n, config.defaultLocale, false));
+  for (const locale of LOCALES) {
+    await api.setMyCommands(commandList(i18n, locale, false), { language_code: locale });
+  }
+  for (const chatId of config.operatorIds) {
+    try {
+      await api.setMyCommands(commandList(i18n, config.defaultLocale, true), { scope: { type: "chat", chat_id: chatId } });
+      for (const locale of LOCALES) {
+        await api.setMyCommands(commandList(i18n, locale, true), {
+          scope: { type: "chat", chat_id: chatId },
+          language_code: locale,
+        });
+      }
+    } catch (err) {
+      // An operator who never opened the bot has no chat yet ("chat not found").
+      logger.warn({ operatorId: chatId, reason: (err as GrammyError).description ?? String(err) }, "operator commands not set");
+    }
+  }
+}

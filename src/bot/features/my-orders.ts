@@ -1,0 +1,48 @@
+import { Composer } from "grammy";
+import type { BotContext } from "../context.js";
+import { ORDERS_PAGE_SIZE, renderOrdersPage } from "../format/orders-list.js";
+import { CB } from "../keyboards/callbacks.js";
+import { answerQuietly, localeOf, showCard, tOf } from "./shared.js";
+
+/** Shows a page of the customer's own orders (newest first), editing `editMessageId` when given. */
+export async function showOrders(ctx: BotContext, offset: number, editMessageId?: number): Promise<void> {
+  const chatId = ctx.chat?.id;
+  if (chatId === undefined) return;
+  const page = await ctx.deps.orders.listByChat(chatId, offset, ORDERS_PAGE_SIZE);
+  const view = renderOrdersPage(page, offset, {
+    t: tOf(ctx),
+    locale: await localeOf(ctx),
+    supportContact: ctx.deps.config.supportContact,
+  });
+  const other = { parse_mode: "HTML" as const, reply_markup: view.keyboard };
+  if (editMessageId !== undefined) {
+    try {
+      await ctx.api.editMessageText(chatId, editMessageId, view.text, other);
+      return;
+    } catch (err) {
+      if (err instanceof Error && /message is not modified/i.test(err.message)) return;
+    }
+  }
+  await ctx.reply(view.text, other);
+}
+
+/** /orders: the customer's orders, paged; tapping one shows its card. */
+export function myOrdersFeature(): Composer<BotContext> {
+  const c = new Composer<BotContext>();
+  c.command("orders", (ctx) => showOrders(ctx, 0));
+  c.callbackQuery(`${CB.menu}orders`, async (ctx) => {
+    await answerQuietly(ctx);
+    await showOrders(ctx, 0);
+  });
+  c.callbackQuery(new RegExp(`^${CB.ordersPage}(\\d+)$`), async (ctx) => {
+    await answerQuietly(ctx);
+    await showOrders(ctx, Number(ctx.match[1]), ctx.callbackQuery.message?.message_id);
+  });
+  c.callbackQuery(new RegExp(`^${CB.orderView}([0-9a-fA-F-]{36})$`), async (ctx) => {
+    const order = await ctx.deps.orders.get(ctx.match[1] ?? "");
+    if (!order || order.customer.chatId !== ctx.chat?.id) return answerQuietly(ctx, ctx.t("pay-not-found"), true);
+    await answerQuietly(ctx);
+    await showCard(ctx, order);
+  });
+  return c;
+}

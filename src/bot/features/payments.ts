@@ -1,0 +1,169 @@
+import { randomUUID } from "node:crypto";
+import { Composer, InlineKeyboard } from "grammy";
+import type { Order } from "../../orders/types.js";
+import type { BotContext } from "../context.js";
+import { shortId } from "../format/card.js";
+import { describeItem } from "../format/item.js";
+import { translator } from "../i18n.js";
+import type { I18n } from "@grammyjs/i18n";
+import { CB } from "../keyboards/callbacks.js";
+import { mayOrder } from "../keyboards/main-menu.js";
+import { answerQuietly, localeOf, showCard, tOf } from "./shared.js";
+
+/** pre_checkout_query must be answered within 10 s; the order check gets at most this long. */
+export const PRE_CHECKOUT_BUDGET_MS = 7_000;
+/** How long the "new quote for an expired one" mapping is kept (a repeated tap reuses the same new order). */
+const REQUOTE_TTL_SECONDS = 24 * 3600;
+
+const ID = "([0-9a-fA-F-]{36})";
+
+function isExpired(order: Order, now: number): boolean {
+  return order.state === "expired" || (order.state === "quoted" && order.expiresAt !== undefined && order.expiresAt <= now);
+}
+
+function stripHtml(s: string): string {
+  return s.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+}
+
+/** Pay / Confirm / Cancel on cards, invoices, pre-checkout, successful payments and re-quotes. */
+export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
+  const c = new Composer<BotContext>();
+
+  c.callbackQuery(new RegExp(`^${CB.pay}${ID}$`), async (ctx) => {
+    const { orders, config } = ctx.deps;
+    const orderId = ctx.match[1] ?? "";
+    const userId = ctx.from.id;
+    const order = await orders.get(orderId);
+    if (!order || order.customer.userId !== userId) return answerQuietly(ctx, ctx.t("pay-not-found"), true);
+    if (isExpired(order, Date.now())) {
+      await answerQuietly(ctx, ctx.t("pay-expired"), true);
+      await offerRequote(ctx, order);
+      return;
+    }
+    if (order.state !== "quoted") {
+      return answerQuietly(ctx, ctx.t("pay-not-quoted", { status: ctx.t(`status-${order.state}`) }), true);
+    }
+    if (order.currency === "NONE") {
+      if (!mayOrder(config, userId)) return answerQuietly(ctx, ctx.t("shop-closed"), true);
+      const r = await orders.confirm(orderId, userId);
+      await answerQuietly(ctx, r.won ? ctx.t("confirm-ok") : ctx.t("confirm-already"));
+      if (r.won && r.order) await showCard(ctx, r.order, ctx.callbackQuery.message?.message_id);
+      return;
+    }
+    await answerQuietly(ctx);
+    const locale = await localeOf(ctx);
+    const item = stripHtml(describeItem(order.item, tOf(ctx), locale));
+    const title = ctx.t("invoice-title", { id: shortId(order.id) }).slice(0, 32);
+    const description = ctx.t("invoice-description", { item, recipient: order.item.recipient ? `@${order.item.recipient}` : "—" }).slice(0, 255);
+    const amount = order.amount ?? 0;
+    if (order.currency === "XTR") {
+      await ctx.api.sendInvoice(order.customer.chatId, title, description, order.id, "XTR", [{ label: title, amount }], {
+        provider_token: "",
+      });
+    } else {
+      await ctx.api.sendInvoice(order.customer.chatId, title, description, order.id, "RUB", [{ label: title, amount }], {
+        provider_token: config.paymentProviderToken ?? "",
+      });
+    }
+  });
+
+  c.callbackQuery(new RegExp(`^${CB.cancel}${ID}$`), async (ctx) => {
+    const orderId = ctx.match[1] ?? "";
+    const r = await ctx.deps.orders.cancel(orderId, ctx.from.id);
+    if (r.won) {
+      await answerQuietly(ctx, ctx.t("cancel-ok"));
+      if (r.order) await showCard(ctx, r.order, ctx.callbackQuery.message?.message_id);
+      if (ctx.session.lastQuoteId === orderId) ctx.session.lastQuoteId = undefined;
+      return;
+    }
+    const status = r.order ? ctx.t(`status-${r.order.state}`) : "—";
+    await answerQuietly(ctx, ctx.t("cancel-too-late", { status }), true);
+  });
+
+  c.callbackQuery(new RegExp(`^${CB.requote}${ID}$`), async (ctx) => {
+    const { orders, redis, config, logger } = ctx.deps;
+    const oldId = ctx.match[1] ?? "";
+    const old = await orders.get(oldId);
+    if (!old || old.customer.userId !== ctx.from.id) return answerQuietly(ctx, ctx.t("pay-not-found"), true);
+    await answerQuietly(ctx);
+    // A repeated tap must reuse the same new order id.
+    const key = `${config.redisPrefix}requote:${oldId}`;
+    await redis.set(key, randomUUID(), "EX", REQUOTE_TTL_SECONDS, "NX");
+    const newId = (await redis.get(key)) ?? randomUUID();
+    try {
+      const order = await orders.quote({
+        orderId: newId,
+        item: old.item,
+        customer: { ...old.customer, locale: await localeOf(ctx) },
+      });
+      const messageId = await showCard(ctx, order);
+      if (messageId !== undefined) await orders.setCardMessage(order.id, messageId);
+      ctx.session.lastQuoteId = order.id;
+    } catch (err) {
+      logger.warn({ err, orderId: newId }, "re-quote failed");
+      await ctx.reply(ctx.t("requote-failed"), { parse_mode: "HTML" });
+    }
+  });
+
+  c.on("pre_checkout_query", async (ctx) => {
+    const q = ctx.preCheckoutQuery;
+    const userLocale = q.from.language_code?.startsWith("en") ? "en" : q.from.language_code?.startsWith("ru") ? "ru" : undefined;
+    const currency = q.currency === "XTR" ? "XTR" : q.currency === "RUB" ? "RUB" : undefined;
+    let check: Awaited<ReturnType<typeof ctx.deps.orders.checkPayable>> | "timeout" | "bad_currency";
+    if (!currency) check = "bad_currency";
+    else {
+      let timer: NodeJS.Timeout | undefined;
+      check = await Promise.race([
+        ctx.deps.orders.checkPayable(q.invoice_payload, { userId: q.from.id, currency, totalAmount: q.total_amount }),
+        new Promise<"timeout">((r) => {
+          timer = setTimeout(() => r("timeout"), PRE_CHECKOUT_BUDGET_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
+    }
+    if (typeof check === "object" && check.ok) {
+      await ctx.answerPreCheckoutQuery(true);
+      return;
+    }
+    const order = typeof check === "object" ? check.order : undefined;
+    const locale = order?.customer.locale ?? userLocale ?? ctx.deps.config.defaultLocale;
+    const t = translator(i18n, locale);
+    const reason = typeof check === "object" ? check.reason : check === "timeout" ? "timeout" : "wrong_amount";
+    await ctx.answerPreCheckoutQuery(false, { error_message: t(`precheckout-${reason}`) });
+    ctx.logger.info({ orderId: q.invoice_payload, reason }, "pre-checkout refused");
+    if (reason === "expired" && order) {
+      await ctx.api.sendMessage(order.customer.chatId, t("quote-expired-offer"), {
+        parse_mode: "HTML",
+        reply_markup: new InlineKeyboard().text(t("btn-requote"), CB.requote + order.id),
+      });
+    }
+  });
+
+  c.on("message:successful_payment", async (ctx) => {
+    const p = ctx.message.successful_payment;
+    const currency = p.currency === "XTR" ? "XTR" : "RUB";
+    const r = await ctx.deps.orders.markPaid(p.invoice_payload, {
+      userId: ctx.from.id,
+      currency,
+      totalAmount: p.total_amount,
+      telegramChargeId: p.telegram_payment_charge_id,
+      providerChargeId: p.provider_payment_charge_id || undefined,
+    });
+    ctx.logger.info({ orderId: p.invoice_payload, outcome: r.outcome }, "payment received");
+    if (r.outcome === "refunded_extra") {
+      await ctx.reply(ctx.t(currency === "XTR" ? "payment-extra-refunded" : "payment-extra-flagged"), {
+        parse_mode: "HTML",
+      });
+      return;
+    }
+    if (r.outcome === "paid" && r.order && ctx.session.lastQuoteId === r.order.id) ctx.session.lastQuoteId = undefined;
+  });
+
+  return c;
+}
+
+async function offerRequote(ctx: BotContext, order: Order): Promise<void> {
+  await ctx.reply(ctx.t("quote-expired-offer"), {
+    parse_mode: "HTML",
+    reply_markup: new InlineKeyboard().text(ctx.t("btn-requote"), CB.requote + order.id),
+  });
+}

@@ -1,0 +1,45 @@
+import type { Locale } from "../../config.js";
+import type { Order } from "../../orders/types.js";
+import type { BotContext, Translate } from "../context.js";
+import { renderCard } from "../format/card.js";
+import { isLocale } from "../i18n.js";
+
+/** The negotiated locale of this update as one of ours. */
+export async function localeOf(ctx: BotContext): Promise<Locale> {
+  const l = await ctx.i18n.getLocale();
+  return isLocale(l) ? l : ctx.deps.config.defaultLocale;
+}
+
+export const tOf =
+  (ctx: BotContext): Translate =>
+  (key, vars) =>
+    ctx.t(key, vars);
+
+/**
+ * Shows an order's card in the customer's chat: edits the given message when possible, else
+ * sends it. Returns the message id.
+ */
+export async function showCard(ctx: BotContext, order: Order, editMessageId?: number): Promise<number | undefined> {
+  const locale = await localeOf(ctx);
+  const card = renderCard(order, { t: tOf(ctx), locale, supportContact: ctx.deps.config.supportContact });
+  const other = { parse_mode: "HTML" as const, reply_markup: card.keyboard ?? { inline_keyboard: [] } };
+  if (editMessageId !== undefined) {
+    try {
+      await ctx.api.editMessageText(order.customer.chatId, editMessageId, card.text, other);
+      return editMessageId;
+    } catch (err) {
+      if (err instanceof Error && /message is not modified/i.test(err.message)) return editMessageId;
+      ctx.logger.debug({ err }, "could not edit card; sending it");
+    }
+  }
+  const sent = await ctx.api.sendMessage(order.customer.chatId, card.text, {
+    parse_mode: "HTML",
+    reply_markup: card.keyboard,
+  });
+  return sent.message_id;
+}
+
+export async function answerQuietly(ctx: BotContext, text?: string, alert = false): Promise<void> {
+  if (!ctx.callbackQuery) return;
+  await ctx.answerCallbackQuery(text ? { text, show_alert: alert } : undefined).catch(() => undefined);
+}

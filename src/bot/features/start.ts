@@ -1,0 +1,32 @@
+import { Composer } from "grammy";
+import { type ProductKind, PRODUCT_KINDS } from "../../config.js";
+import type { BotContext } from "../context.js";
+import { CB } from "../keyboards/callbacks.js";
+import { mainMenu, mayOrder } from "../keyboards/main-menu.js";
+import { answerQuietly, localeOf, tOf } from "./shared.js";
+
+/** /start and the main menu: one button per enabled product kind, each entering its flow. */
+export function startFeature(): Composer<BotContext> {
+  const c = new Composer<BotContext>();
+
+  c.command("start", async (ctx) => {
+    if (!mayOrder(ctx.deps.config, ctx.from?.id ?? 0)) {
+      await ctx.reply(ctx.t("shop-closed"), { parse_mode: "HTML" });
+      return;
+    }
+    const menu = mainMenu(ctx.deps.config, tOf(ctx));
+    await ctx.reply(menu.text, { parse_mode: "HTML", reply_markup: menu.keyboard });
+  });
+
+  c.callbackQuery(new RegExp(`^${CB.menu}(${PRODUCT_KINDS.join("|")})$`), async (ctx) => {
+    const kind = ctx.match[1] as ProductKind;
+    const { config } = ctx.deps;
+    if (!mayOrder(config, ctx.from.id)) return answerQuietly(ctx, ctx.t("shop-closed"), true);
+    if (!config.products.includes(kind)) return answerQuietly(ctx, ctx.t("product-disabled"), true);
+    await answerQuietly(ctx);
+    if (Object.keys(ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
+    await ctx.conversation.enter(kind, { locale: await localeOf(ctx) });
+  });
+
+  return c;
+}
