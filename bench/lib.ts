@@ -66,7 +66,11 @@ export function printTable(title: string, rows: [string, string][]): void {
 }
 
 /** Runs `fn` for each item with at most `limit` running at once. */
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -82,7 +86,11 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i:
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Waits until `check` holds, polling; throws after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, label: string): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  label: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}`);

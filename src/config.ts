@@ -170,7 +170,8 @@ const envSchema = z
         message: "is required when CHECKOUT=invoice",
       });
     }
-  });
+    // `when`: these rules run even when single variables are bad, so one message names every problem.
+  }, { when: () => true });
 
 export interface Config {
   botToken: string;

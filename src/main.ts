@@ -109,7 +109,12 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
         await botHandle.stop().catch((err) => logger.warn({ err }, "bot stop failed"));
         await ordersService.stop(timeoutMs);
         await http.close();
-        await reseller.close().catch(() => {});
+        // Jobs had their time above and unfinished ones were handed back: a reseller call still
+        // hanging (a retry started late in the grace period) is not waited for.
+        await Promise.race([
+          reseller.close().catch(() => {}),
+          new Promise<void>((resolve) => setTimeout(resolve, 500).unref()),
+        ]);
         await redis.quit().catch(() => redis.disconnect());
         logger.info("stopped");
       })();

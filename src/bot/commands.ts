@@ -42,7 +42,9 @@ export async function registerCommands(
   }
   for (const chatId of config.operatorIds) {
     try {
-      await api.setMyCommands(commandList(i18n, config.defaultLocale, true), { scope: { type: "chat", chat_id: chatId } });
+      await api.setMyCommands(commandList(i18n, config.defaultLocale, true), {
+        scope: { type: "chat", chat_id: chatId },
+      });
       for (const locale of LOCALES) {
         await api.setMyCommands(commandList(i18n, locale, true), {
           scope: { type: "chat", chat_id: chatId },
@@ -51,7 +53,10 @@ export async function registerCommands(
       }
     } catch (err) {
       // An operator who never opened the bot has no chat yet ("chat not found").
-      logger.warn({ operatorId: chatId, reason: (err as GrammyError).description ?? String(err) }, "operator commands not set");
+      logger.warn(
+        { operatorId: chatId, reason: (err as GrammyError).description ?? String(err) },
+        "operator commands not set",
+      );
     }
   }
 }

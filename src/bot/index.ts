@@ -95,6 +95,8 @@ export interface CreateBotOptions {
   /** Skip getMe (tests that call `bot.handleUpdate` directly). */
   botInfo?: UserFromGetMe;
   limits?: Partial<OutgoingLimits>;
+  /** Incoming updates per user per window (default {@link INCOMING_LIMIT}). */
+  incoming?: { updates: number; windowMs: number };
 }
 
 /** Builds the bot with every middleware installed; it is not started (see {@link startBot}). */
@@ -110,6 +112,18 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   const i18n = createI18n(config);
   const flowDeps: FlowDeps = { config, logger, orders: deps.orders, catalog: deps.catalog, i18n };
 
+  // Every update in progress, so stopping waits for them (the runner's stop does not).
+  const active = new Set<Promise<void>>();
+  inFlight.set(bot, active);
+  bot.use(async (_ctx, next) => {
+    const p = next();
+    active.add(p);
+    try {
+      await p;
+    } finally {
+      active.delete(p);
+    }
+  });
   bot.use((ctx, next) => {
     ctx.deps = deps;
     ctx.logger = logger.child({ update_id: ctx.update.update_id });
@@ -122,8 +136,8 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
 
   guarded.use(
     limit<BotContext, Redis>({
-      timeFrame: INCOMING_LIMIT.windowMs,
-      limit: INCOMING_LIMIT.updates,
+      timeFrame: (opts.incoming ?? INCOMING_LIMIT).windowMs,
+      limit: (opts.incoming ?? INCOMING_LIMIT).updates,
       storageClient: redis,
       keyPrefix: `${config.redisPrefix}ratelimit:`,
       // Payments are never dropped.
@@ -131,7 +145,8 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
         ctx.preCheckoutQuery || ctx.message?.successful_payment ? undefined : ctx.from?.id.toString(),
       onLimitExceeded: async (ctx) => {
         const t = translator(i18n, supportedLocale(ctx.from?.language_code) ?? config.defaultLocale);
-        if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: t("rate-limited") }).catch(() => undefined);
+        if (ctx.callbackQuery)
+          await ctx.answerCallbackQuery({ text: t("rate-limited") }).catch(() => undefined);
         else if (ctx.chat) await ctx.reply(t("rate-limited")).catch(() => undefined);
       },
     }),
@@ -151,7 +166,8 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
       storage: {
         type: "key",
         version: FLOWS_VERSION,
-        getStorageKey: (ctx) => (ctx.chatId === undefined ? undefined : `${config.redisPrefix}conv:${ctx.chatId}`),
+        getStorageKey: (ctx) =>
+          ctx.chatId === undefined ? undefined : `${config.redisPrefix}conv:${ctx.chatId}`,
         adapter: new RedisAdapter({ instance: redis, ttl: CONVERSATION_TTL_SECONDS }),
       },
       // Api objects inside conversations are built from the client options (limited fetch)
@@ -166,12 +182,12 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   );
 
   // Commands always work, even in the middle of a flow: they leave it first.
-  const escape = new Composer<BotContext>();
-  escape.command(["start", "cancel", "orders", "language", "help", "paysupport"], async (ctx, next) => {
+  const leaveFlows = new Composer<BotContext>();
+  leaveFlows.command(["start", "cancel", "orders", "language", "help", "paysupport"], async (ctx, next) => {
     if (Object.keys(ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
     await next();
   });
-  guarded.use(escape);
+  guarded.use(leaveFlows);
 
   const flows = [
     [STARS_FLOW, createStarsFlow(flowDeps)],
@@ -182,7 +198,9 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     [GAME_FLOW, createGameFlow(flowDeps)],
   ] as const;
   for (const [id, builder] of flows) {
-    guarded.use(createConversation<BotContext, FlowContext>(builder, { id, maxMillisecondsToWait: FLOW_IDLE_MS }));
+    guarded.use(
+      createConversation<BotContext, FlowContext>(builder, { id, maxMillisecondsToWait: FLOW_IDLE_MS }),
+    );
   }
 
   const languageMenu = createLanguageMenu();
@@ -209,15 +227,36 @@ async function onError(err: BotError<BotContext>, i18n: ReturnType<typeof create
       ? (key: string) => ctx.t(key)
       : translator(i18n, supportedLocale(ctx.from?.language_code) ?? config.defaultLocale);
   try {
-    if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: t("error-generic") });
-    else if (ctx.chat && ctx.message) await ctx.reply(t("error-generic"));
+    if (ctx.callbackQuery) {
+      // A button already answered (e.g. inside a flow) cannot be answered again: say it in the chat.
+      const answered = await ctx.answerCallbackQuery({ text: t("error-generic") }).then(
+        () => true,
+        () => false,
+      );
+      if (!answered && ctx.chat) await ctx.reply(t("error-generic"));
+    } else if (ctx.chat && ctx.message) await ctx.reply(t("error-generic"));
   } catch {
     // The customer cannot be told; the log has it.
   }
 }
 
-/** In-flight webhook updates per bot, awaited on stop. */
+/** Updates being handled per bot, awaited (bounded) on stop. */
 const inFlight = new WeakMap<object, Set<Promise<unknown>>>();
+/** How long stopping waits for updates in progress. */
+const STOP_GRACE_MS = 10_000;
+
+async function drain(bot: object): Promise<void> {
+  const pending = [...(inFlight.get(bot) ?? [])];
+  if (pending.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(pending),
+    new Promise((r) => {
+      timer = setTimeout(r, STOP_GRACE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
 
 /**
  * Starts receiving updates: long polling through @grammyjs/runner, or (BOT_MODE=webhook)
@@ -242,9 +281,7 @@ export async function startBot(
     });
     logger.info({ username: bot.botInfo.username }, "bot receiving updates by webhook");
     return {
-      async stop() {
-        await Promise.allSettled([...(inFlight.get(bot) ?? [])]);
-      },
+      stop: () => drain(bot),
     };
   }
   await bot.api.deleteWebhook();
@@ -256,6 +293,7 @@ export async function startBot(
     async stop() {
       if (handle.isRunning()) await handle.stop();
       await handle.task();
+      await drain(bot);
     },
   };
 }
@@ -309,11 +347,8 @@ export function telegramWebhookHandler(
         return;
       }
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
-      let set = inFlight.get(bot);
-      if (!set) inFlight.set(bot, (set = new Set()));
-      const p = bot.handleUpdate(update).catch(() => undefined);
-      set.add(p);
-      void p.finally(() => set.delete(p));
+      // Errors are logged by the bot's error boundary; in-flight tracking is done by createBot.
+      void bot.handleUpdate(update).catch(() => undefined);
     });
   };
 }

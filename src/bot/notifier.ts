@@ -20,15 +20,26 @@ function describe(err: unknown): string {
 }
 
 /** An alert line with its details, HTML-escaped (details may carry reseller text). */
-export function renderAlert(alert: OperatorAlert, order: Order | undefined, t: Translate, locale: Locale): string {
+export function renderAlert(
+  alert: OperatorAlert,
+  order: Order | undefined,
+  t: Translate,
+  locale: Locale,
+): string {
   const lines = [t(`alert-${alert.kind}`)];
   if (order) {
     lines.push(t("alert-order", { id: escapeHtml(order.id), item: describeItem(order.item, t, locale) }));
-    lines.push(t("alert-customer", { userId: String(order.customer.userId), username: order.customer.username ? `@${escapeHtml(order.customer.username)}` : "—" }));
+    lines.push(
+      t("alert-customer", {
+        userId: String(order.customer.userId),
+        username: order.customer.username ? `@${escapeHtml(order.customer.username)}` : "—",
+      }),
+    );
   } else if (alert.orderId) {
     lines.push(t("alert-order-id", { id: escapeHtml(alert.orderId) }));
   }
-  for (const [k, v] of Object.entries(alert.details)) lines.push(`• ${escapeHtml(k)}: ${escapeHtml(v ?? "—")}`);
+  for (const [k, v] of Object.entries(alert.details))
+    lines.push(`• ${escapeHtml(k)}: ${escapeHtml(v ?? "—")}`);
   return lines.join("\n");
 }
 
@@ -40,7 +51,11 @@ export function renderAlert(alert: OperatorAlert, order: Order | undefined, t: T
 export function createNotifier(deps: { api: Api; config: Config; logger: Logger; redis?: Redis }): Notifier {
   const { api, config, logger } = deps;
   const i18n = createI18n(config);
-  const fmt = (locale: Locale) => ({ t: translator(i18n, locale), locale, supportContact: config.supportContact });
+  const fmt = (locale: Locale) => ({
+    t: translator(i18n, locale),
+    locale,
+    supportContact: config.supportContact,
+  });
 
   async function operatorLocale(chatId: number): Promise<Locale> {
     if (!deps.redis) return config.defaultLocale;
@@ -102,7 +117,10 @@ export function createNotifier(deps: { api: Api; config: Config; logger: Logger;
             await api.sendMessage(operatorId, text, { parse_mode: "HTML" });
           } catch (err) {
             if (UNREACHABLE.test(describe(err))) {
-              logger.warn({ operatorId, kind: alert.kind, order: short, reason: describe(err) }, "operator unreachable");
+              logger.warn(
+                { operatorId, kind: alert.kind, order: short, reason: describe(err) },
+                "operator unreachable",
+              );
               return;
             }
             logger.error({ err, operatorId, kind: alert.kind, order: short }, "operator alert failed");

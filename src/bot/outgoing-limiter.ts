@@ -149,7 +149,9 @@ const LIMITED_FETCH = Symbol.for("shopbot.limitedFetch");
 
 /** True when `fetch` is one made by {@link limitedFetch} (so a transformer must not limit twice). */
 export function isLimitedFetch(fetchFn: unknown): boolean {
-  return typeof fetchFn === "function" && (fetchFn as unknown as Record<symbol, unknown>)[LIMITED_FETCH] === true;
+  return (
+    typeof fetchFn === "function" && (fetchFn as unknown as Record<symbol, unknown>)[LIMITED_FETCH] === true
+  );
 }
 
 /**
@@ -177,7 +179,11 @@ export function limitedFetch(limiter: OutgoingLimiter): typeof fetch {
     const { signal, ...rest } = init ?? {};
     const controller = new AbortController();
     const foreign = signal as unknown as
-      | { aborted: boolean; addEventListener(t: string, f: () => void): void; removeEventListener(t: string, f: () => void): void }
+      | {
+          aborted: boolean;
+          addEventListener(t: string, f: () => void): void;
+          removeEventListener(t: string, f: () => void): void;
+        }
       | undefined;
     const abort = () => controller.abort();
     if (foreign?.aborted) controller.abort();

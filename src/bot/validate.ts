@@ -3,7 +3,9 @@
  * that was broken; the flow turns the rule into a translated sentence (`rule-*` keys).
  */
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; rule: string; vars?: Record<string, string | number> };
+export type Checked<T> =
+  | { ok: true; value: T }
+  | { ok: false; rule: string; vars?: Record<string, string | number> };
 
 /** Telegram's username rules: 5–32 of [A-Za-z0-9_], starts with a letter, no trailing "_", no "__". */
 export const USERNAME_RE = /^[A-Za-z](?!.*__)[A-Za-z0-9_]{3,30}[A-Za-z0-9]$/;

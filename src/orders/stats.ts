@@ -35,7 +35,15 @@ const DAY_MS = 24 * 3600_000;
 const CHUNK = 500;
 
 function emptyWindow(): WindowStats {
-  return { orders: 0, paid: 0, delivered: 0, failed: 0, revenueKopecks: 0, wholesaleKopecks: 0, marginKopecks: 0 };
+  return {
+    orders: 0,
+    paid: 0,
+    delivered: 0,
+    failed: 0,
+    revenueKopecks: 0,
+    wholesaleKopecks: 0,
+    marginKopecks: 0,
+  };
 }
 
 /** Start of the UTC day containing `now`. */

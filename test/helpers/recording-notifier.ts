@@ -41,18 +41,18 @@ export class RecordingNotifier implements Notifier {
   }
 }
 
-/** Polls `check` until it returns a truthy value or the time is up. */
-export async function eventually<T>(
-  check: () => T | Promise<T>,
+/** Polls `check` until it returns a truthy value (which it resolves to) or the time is up. */
+export async function eventually<F extends () => unknown>(
+  check: F,
   timeoutMs = 10_000,
   label = "condition",
-): Promise<T> {
+): Promise<NonNullable<Awaited<ReturnType<F>>>> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await check();
-      if (v) return v;
+      if (v) return v as NonNullable<Awaited<ReturnType<F>>>;
       last = v;
     } catch (err) {
       last = err;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { I18n } from "@grammyjs/i18n";
 import { GrammyError, InlineKeyboard } from "grammy";
+import type { InlineKeyboardButton } from "grammy/types";
 import type { CatalogService } from "../../catalog/service.js";
 import type { Config, Locale, ProductKind } from "../../config.js";
 import type { Logger } from "../../logger.js";
@@ -66,7 +67,11 @@ export interface Question<T> {
   back?: boolean;
 }
 
-export type Answer<T> = { type: "value"; value: T } | { type: "back" } | { type: "cancel" } | { type: "abort" };
+export type Answer<T> =
+  | { type: "value"; value: T }
+  | { type: "back" }
+  | { type: "cancel" }
+  | { type: "abort" };
 
 export type StepResult = "next" | "back" | "cancel" | "abort";
 
@@ -95,6 +100,8 @@ export class FlowRun {
   notice: string | undefined;
   private asks = 0;
   private waits = 0;
+  /** The button press being handled; answered once its result is on screen. */
+  private pendingAnswer: FlowContext | undefined;
 
   constructor(
     readonly conversation: FlowConversation,
@@ -117,6 +124,14 @@ export class FlowRun {
 
   /** Sends (or edits into place) one message; falls back to sending when the edit is impossible. */
   async show(text: string, keyboard?: InlineKeyboard): Promise<number> {
+    try {
+      return await this.display(text, keyboard);
+    } finally {
+      await this.answerPending();
+    }
+  }
+
+  private async display(text: string, keyboard?: InlineKeyboard): Promise<number> {
     const other = { parse_mode: "HTML" as const, reply_markup: keyboard };
     const target = this.editId;
     this.editId = undefined;
@@ -133,6 +148,13 @@ export class FlowRun {
     return sent.message_id;
   }
 
+  /** Stops the spinner of the button that led here, now that its result is shown. */
+  private async answerPending(): Promise<void> {
+    const c = this.pendingAnswer;
+    this.pendingAnswer = undefined;
+    await c?.answerCallbackQuery().catch(() => undefined);
+  }
+
   /** Asks one question and waits for a valid answer, Back, or Cancel. */
   async ask<T>(q: Question<T>): Promise<Answer<T>> {
     const nonce = ++this.asks;
@@ -144,22 +166,24 @@ export class FlowRun {
     const cb = (action: string) => `${FLOW_PREFIX}${nonce}:${action}`;
 
     const render = async () => {
-      const kb = new InlineKeyboard();
       const cols = Math.max(1, q.columns ?? 1);
       const start = page * pageSize;
+      const rows: InlineKeyboardButton[][] = [];
       choices.slice(start, start + pageSize).forEach((c, i) => {
-        kb.text(c.label, cb(`c${start + i}`));
-        if ((i + 1) % cols === 0) kb.row();
+        if (i % cols === 0) rows.push([]);
+        rows[rows.length - 1]?.push(InlineKeyboard.text(c.label, cb(`c${start + i}`)));
       });
-      kb.row();
       if (pages > 1) {
-        kb.text(page > 0 ? "‹" : " ", cb(page > 0 ? `p${page - 1}` : "n"))
-          .text(`${page + 1}/${pages}`, cb("n"))
-          .text(page < pages - 1 ? "›" : " ", cb(page < pages - 1 ? `p${page + 1}` : "n"))
-          .row();
+        rows.push([
+          InlineKeyboard.text(page > 0 ? "‹" : "·", cb(page > 0 ? `p${page - 1}` : "n")),
+          InlineKeyboard.text(`${page + 1}/${pages}`, cb("n")),
+          InlineKeyboard.text(page < pages - 1 ? "›" : "·", cb(page < pages - 1 ? `p${page + 1}` : "n")),
+        ]);
       }
-      if (q.back !== false) kb.text(this.t("btn-back"), cb("b"));
-      kb.text(this.t("btn-cancel"), cb("x"));
+      const nav = [InlineKeyboard.text(this.t("btn-cancel"), cb("x"))];
+      if (q.back !== false) nav.unshift(InlineKeyboard.text(this.t("btn-back"), cb("b")));
+      rows.push(nav);
+      const kb = InlineKeyboard.from(rows);
       const text = this.notice ? `${this.notice}\n\n${q.text}` : q.text;
       this.notice = undefined;
       await this.show(text, kb);
@@ -179,7 +203,7 @@ export class FlowRun {
         const m = /^f:(\d+):(.*)$/.exec(data);
         // Buttons of other questions, cards and menus are handled outside the flow.
         if (!m || Number(m[1]) !== nonce) await this.conversation.skip({ next: true });
-        await c.answerCallbackQuery().catch(() => undefined);
+        this.pendingAnswer = c;
         const action = m?.[2] ?? "";
         this.editId = c.callbackQuery?.message?.message_id;
         if (action === "b") return { type: "back" };
@@ -195,6 +219,7 @@ export class FlowRun {
         }
         // "n" (page counter) or an unknown choice: nothing to do.
         this.editId = undefined;
+        await this.answerPending();
         continue;
       }
       const msg = c.message;
@@ -284,19 +309,26 @@ export class FlowRun {
         try {
           return { ok: true, order: await deps.orders.quote({ orderId, item, customer }) };
         } catch (err) {
-          if (err instanceof ResellerValidationError) return { ok: false, kind: "validation", issues: err.issues };
+          if (err instanceof ResellerValidationError)
+            return { ok: false, kind: "validation", issues: err.issues };
           if (err instanceof ResellerApiError && err.transient) {
             deps.logger.warn({ err, orderId }, "quote failed for now");
             return { ok: false, kind: "transient" };
           }
           deps.logger.error({ err, orderId }, "quote refused");
           const reason =
-            err instanceof ResellerApiError && err.kind === "bad_request" ? "quote-refused-request" : "quote-refused-shop";
+            err instanceof ResellerApiError && err.kind === "bad_request"
+              ? "quote-refused-request"
+              : "quote-refused-shop";
           return { ok: false, kind: "refused", reason };
         }
       });
       if (r.ok) {
-        const card = renderCard(r.order, { t, locale: this.locale, supportContact: deps.config.supportContact });
+        const card = renderCard(r.order, {
+          t,
+          locale: this.locale,
+          supportContact: deps.config.supportContact,
+        });
         const messageId = await this.show(card.text, card.keyboard);
         await conversation.external(async (octx) => {
           await deps.orders.setCardMessage(r.order.id, messageId);

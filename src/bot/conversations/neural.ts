@@ -40,7 +40,13 @@ export function createNeuralFlow(deps: FlowDeps) {
     await f.run<NeuralState>(
       {},
       () => steps,
-      (s) => ({ kind: "neural", product: "neural", code: s.item?.code, title: s.item?.title, emoji: s.item?.emoji }),
+      (s) => ({
+        kind: "neural",
+        product: "neural",
+        code: s.item?.code,
+        title: s.item?.title,
+        emoji: s.item?.emoji,
+      }),
     );
   };
 }

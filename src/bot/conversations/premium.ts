@@ -32,7 +32,11 @@ export function createPremiumFlow(deps: FlowDeps) {
     await f.run<PremiumState>(
       {},
       () => steps,
-      (s) => ({ kind: "premium", product: `premium_${s.months ?? 3}m` as ResellerProduct, recipient: s.recipient }),
+      (s) => ({
+        kind: "premium",
+        product: `premium_${s.months ?? 3}m` as ResellerProduct,
+        recipient: s.recipient,
+      }),
     );
   };
 }

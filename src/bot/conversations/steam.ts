@@ -39,8 +39,7 @@ export function createSteamFlow(deps: FlowDeps) {
         }),
         choices: STEAM_PRESETS.map((n) => ({ label: formatRub(n * 100, f.locale), value: n })),
         columns: 3,
-        parse: (text) =>
-          parseWholeNumber(stripRoubleSign(text), LIMITS.steam.min, LIMITS.steam.max),
+        parse: (text) => parseWholeNumber(stripRoubleSign(text), LIMITS.steam.min, LIMITS.steam.max),
       });
       return settle(a, (v) => {
         state.amount = v;

@@ -40,7 +40,8 @@ export function myOrdersFeature(): Composer<BotContext> {
   });
   c.callbackQuery(new RegExp(`^${CB.orderView}([0-9a-fA-F-]{36})$`), async (ctx) => {
     const order = await ctx.deps.orders.get(ctx.match[1] ?? "");
-    if (!order || order.customer.chatId !== ctx.chat?.id) return answerQuietly(ctx, ctx.t("pay-not-found"), true);
+    if (!order || order.customer.chatId !== ctx.chat?.id)
+      return answerQuietly(ctx, ctx.t("pay-not-found"), true);
     await answerQuietly(ctx);
     await showCard(ctx, order);
   });

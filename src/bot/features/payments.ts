@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
+import type { I18n } from "@grammyjs/i18n";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Order } from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { shortId } from "../format/card.js";
 import { describeItem } from "../format/item.js";
 import { translator } from "../i18n.js";
-import type { I18n } from "@grammyjs/i18n";
 import { CB } from "../keyboards/callbacks.js";
 import { mayOrder } from "../keyboards/main-menu.js";
 import { answerQuietly, localeOf, showCard, tOf } from "./shared.js";
@@ -18,11 +18,19 @@ const REQUOTE_TTL_SECONDS = 24 * 3600;
 const ID = "([0-9a-fA-F-]{36})";
 
 function isExpired(order: Order, now: number): boolean {
-  return order.state === "expired" || (order.state === "quoted" && order.expiresAt !== undefined && order.expiresAt <= now);
+  return (
+    order.state === "expired" ||
+    (order.state === "quoted" && order.expiresAt !== undefined && order.expiresAt <= now)
+  );
 }
 
 function stripHtml(s: string): string {
-  return s.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+  return s
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
 }
 
 /** Pay / Confirm / Cancel on cards, invoices, pre-checkout, successful payments and re-quotes. */
@@ -54,16 +62,34 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
     const locale = await localeOf(ctx);
     const item = stripHtml(describeItem(order.item, tOf(ctx), locale));
     const title = ctx.t("invoice-title", { id: shortId(order.id) }).slice(0, 32);
-    const description = ctx.t("invoice-description", { item, recipient: order.item.recipient ? `@${order.item.recipient}` : "—" }).slice(0, 255);
+    const description = ctx
+      .t("invoice-description", { item, recipient: order.item.recipient ? `@${order.item.recipient}` : "—" })
+      .slice(0, 255);
     const amount = order.amount ?? 0;
     if (order.currency === "XTR") {
-      await ctx.api.sendInvoice(order.customer.chatId, title, description, order.id, "XTR", [{ label: title, amount }], {
-        provider_token: "",
-      });
+      await ctx.api.sendInvoice(
+        order.customer.chatId,
+        title,
+        description,
+        order.id,
+        "XTR",
+        [{ label: title, amount }],
+        {
+          provider_token: "",
+        },
+      );
     } else {
-      await ctx.api.sendInvoice(order.customer.chatId, title, description, order.id, "RUB", [{ label: title, amount }], {
-        provider_token: config.paymentProviderToken ?? "",
-      });
+      await ctx.api.sendInvoice(
+        order.customer.chatId,
+        title,
+        description,
+        order.id,
+        "RUB",
+        [{ label: title, amount }],
+        {
+          provider_token: config.paymentProviderToken ?? "",
+        },
+      );
     }
   });
 
@@ -107,14 +133,22 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
 
   c.on("pre_checkout_query", async (ctx) => {
     const q = ctx.preCheckoutQuery;
-    const userLocale = q.from.language_code?.startsWith("en") ? "en" : q.from.language_code?.startsWith("ru") ? "ru" : undefined;
+    const userLocale = q.from.language_code?.startsWith("en")
+      ? "en"
+      : q.from.language_code?.startsWith("ru")
+        ? "ru"
+        : undefined;
     const currency = q.currency === "XTR" ? "XTR" : q.currency === "RUB" ? "RUB" : undefined;
     let check: Awaited<ReturnType<typeof ctx.deps.orders.checkPayable>> | "timeout" | "bad_currency";
     if (!currency) check = "bad_currency";
     else {
       let timer: NodeJS.Timeout | undefined;
       check = await Promise.race([
-        ctx.deps.orders.checkPayable(q.invoice_payload, { userId: q.from.id, currency, totalAmount: q.total_amount }),
+        ctx.deps.orders.checkPayable(q.invoice_payload, {
+          userId: q.from.id,
+          currency,
+          totalAmount: q.total_amount,
+        }),
         new Promise<"timeout">((r) => {
           timer = setTimeout(() => r("timeout"), PRE_CHECKOUT_BUDGET_MS);
         }),
@@ -127,7 +161,8 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
     const order = typeof check === "object" ? check.order : undefined;
     const locale = order?.customer.locale ?? userLocale ?? ctx.deps.config.defaultLocale;
     const t = translator(i18n, locale);
-    const reason = typeof check === "object" ? check.reason : check === "timeout" ? "timeout" : "wrong_amount";
+    const reason =
+      typeof check === "object" ? check.reason : check === "timeout" ? "timeout" : "wrong_amount";
     await ctx.answerPreCheckoutQuery(false, { error_message: t(`precheckout-${reason}`) });
     ctx.logger.info({ orderId: q.invoice_payload, reason }, "pre-checkout refused");
     if (reason === "expired" && order) {
@@ -155,7 +190,8 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       });
       return;
     }
-    if (r.outcome === "paid" && r.order && ctx.session.lastQuoteId === r.order.id) ctx.session.lastQuoteId = undefined;
+    if (r.outcome === "paid" && r.order && ctx.session.lastQuoteId === r.order.id)
+      ctx.session.lastQuoteId = undefined;
   });
 
   return c;

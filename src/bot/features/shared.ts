@@ -19,7 +19,11 @@ export const tOf =
  * Shows an order's card in the customer's chat: edits the given message when possible, else
  * sends it. Returns the message id.
  */
-export async function showCard(ctx: BotContext, order: Order, editMessageId?: number): Promise<number | undefined> {
+export async function showCard(
+  ctx: BotContext,
+  order: Order,
+  editMessageId?: number,
+): Promise<number | undefined> {
   const locale = await localeOf(ctx);
   const card = renderCard(order, { t: tOf(ctx), locale, supportContact: ctx.deps.config.supportContact });
   const other = { parse_mode: "HTML" as const, reply_markup: card.keyboard ?? { inline_keyboard: [] } };

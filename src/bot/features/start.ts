@@ -1,5 +1,5 @@
 import { Composer } from "grammy";
-import { type ProductKind, PRODUCT_KINDS } from "../../config.js";
+import { PRODUCT_KINDS, type ProductKind } from "../../config.js";
 import type { BotContext } from "../context.js";
 import { CB } from "../keyboards/callbacks.js";
 import { mainMenu, mayOrder } from "../keyboards/main-menu.js";

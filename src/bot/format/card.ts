@@ -27,7 +27,8 @@ export function shortId(orderId: string): string {
 /** Price in the customer's currency: `83 ⭐ (125 ₽)` for Stars, `125 ₽` otherwise. */
 export function formatOrderPrice(order: Order, locale: Locale): string {
   const rub = order.priceKopecks !== undefined ? formatRub(order.priceKopecks, locale) : "—";
-  if (order.currency === "XTR" && order.amount !== undefined) return `${formatStars(order.amount, locale)} (${rub})`;
+  if (order.currency === "XTR" && order.amount !== undefined)
+    return `${formatStars(order.amount, locale)} (${rub})`;
   return rub;
 }
 
@@ -47,7 +48,9 @@ export function refundLine(order: Order, opts: FormatOptions): string {
   if (order.currency === "RUB") {
     const amount = formatRub(order.amount ?? order.priceKopecks ?? 0, locale);
     if (order.refund === "done") return t("refund-rub-done", { amount });
-    return support ? t("refund-rub-shop-contact", { amount, contact: support }) : t("refund-rub-shop", { amount });
+    return support
+      ? t("refund-rub-shop-contact", { amount, contact: support })
+      : t("refund-rub-shop", { amount });
   }
   return t("refund-none-charged");
 }
@@ -58,9 +61,14 @@ function stateLines(order: Order, opts: FormatOptions): string[] {
     case "draft":
       return [t("card-status-draft")];
     case "quoted": {
-      const ttlMs = order.expiresAt !== undefined ? order.expiresAt - (order.times.quoted ?? order.createdAt) : 0;
+      const ttlMs =
+        order.expiresAt !== undefined ? order.expiresAt - (order.times.quoted ?? order.createdAt) : 0;
       const minutes = Math.max(1, Math.round(ttlMs / 60_000));
-      return [order.currency === "NONE" ? t("card-status-quoted-direct", { minutes }) : t("card-status-quoted", { minutes })];
+      return [
+        order.currency === "NONE"
+          ? t("card-status-quoted-direct", { minutes })
+          : t("card-status-quoted", { minutes }),
+      ];
     }
     case "paid":
       return [t("card-status-paid")];
@@ -88,7 +96,8 @@ export function renderCard(order: Order, opts: FormatOptions): Rendered {
   if (order.item.fields) {
     for (const [k, v] of Object.entries(order.item.fields)) lines.push(`${escapeHtml(k)}: ${escapeHtml(v)}`);
   }
-  if (order.priceKopecks !== undefined) lines.push(t("card-price", { price: formatOrderPrice(order, locale) }));
+  if (order.priceKopecks !== undefined)
+    lines.push(t("card-price", { price: formatOrderPrice(order, locale) }));
   lines.push("", ...stateLines(order, opts));
 
   let keyboard: InlineKeyboard | undefined;
@@ -98,9 +107,13 @@ export function renderCard(order: Order, opts: FormatOptions): Rendered {
         ? t("btn-confirm")
         : t("btn-pay", {
             price:
-              order.currency === "XTR" ? formatStars(order.amount ?? 0, locale) : formatRub(order.amount ?? 0, locale),
+              order.currency === "XTR"
+                ? formatStars(order.amount ?? 0, locale)
+                : formatRub(order.amount ?? 0, locale),
           });
-    keyboard = new InlineKeyboard().text(payLabel, CB.pay + order.id).text(t("btn-cancel"), CB.cancel + order.id);
+    keyboard = new InlineKeyboard()
+      .text(payLabel, CB.pay + order.id)
+      .text(t("btn-cancel"), CB.cancel + order.id);
   } else if (order.state === "expired") {
     keyboard = new InlineKeyboard().text(t("btn-requote"), CB.requote + order.id);
   }

@@ -11,7 +11,17 @@ const TX_KEYS = ["tx_hash", "txhash", "tx", "transaction", "transaction_id", "tr
 const CODE_LIST_KEYS = ["codes", "keys", "pins", "vouchers", "gift_codes"];
 const CODE_KEYS = ["code", "key", "pin", "voucher", "gift_code", "activation_code", "license_key"];
 /** Account details shown labelled, each value in <code> so it can be copied. */
-const ACCOUNT_KEYS = ["login", "username", "email", "password", "account", "account_id", "link", "url", "activation_link"];
+const ACCOUNT_KEYS = [
+  "login",
+  "username",
+  "email",
+  "password",
+  "account",
+  "account_id",
+  "link",
+  "url",
+  "activation_link",
+];
 
 function norm(key: string): string {
   return key.toLowerCase().replace(/[\s-]/g, "_");
@@ -19,7 +29,10 @@ function norm(key: string): string {
 
 /** "player_id" → "Player id". */
 export function humanizeKey(key: string): string {
-  const s = key.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").trim();
+  const s = key
+    .replace(/[_-]+/g, " ")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .trim();
   return s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
 }
 
@@ -33,8 +46,12 @@ function scalar(v: unknown): string {
 /** Flattens nested objects into "a › b: value" pairs; arrays of scalars become one line. */
 function flatten(value: unknown, path: string[], out: [string, string][]): void {
   if (Array.isArray(value)) {
-    if (value.every((x) => x === null || typeof x !== "object")) out.push([path.join(" › "), value.map(scalar).join(", ")]);
-    else value.forEach((x, i) => flatten(x, [...path, String(i + 1)], out));
+    if (value.every((x) => x === null || typeof x !== "object"))
+      out.push([path.join(" › "), value.map(scalar).join(", ")]);
+    else
+      value.forEach((x, i) => {
+        flatten(x, [...path, String(i + 1)], out);
+      });
   } else if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) flatten(v, [...path, humanizeKey(k)], out);
   } else {

@@ -11,6 +11,7 @@ export function formatRub(kopecks: number, locale: Locale): string {
   return new Intl.NumberFormat(intlLocale(locale), {
     style: "currency",
     currency: "RUB",
+    currencyDisplay: "narrowSymbol",
     minimumFractionDigits: whole ? 0 : 2,
     maximumFractionDigits: 2,
   }).format(kopecks / 100);

@@ -11,8 +11,8 @@ export const CB = {
   requote: "rq:",
   /** Show an order's card from /orders: `ov:<orderId>`. */
   orderView: "ov:",
-  /** /orders page: `op:<offset>`. */
-  ordersPage: "op:",
+  /** /orders page: `mo:<offset>` ("op:" belongs to the operator tools). */
+  ordersPage: "mo:",
   /** Main menu item: `m:<kind>` or `m:orders`. */
   menu: "m:",
 } as const;

@@ -4,7 +4,10 @@ import type { Translate } from "../context.js";
 import { CB } from "./callbacks.js";
 
 /** The /start menu: one button per enabled product kind, then "My orders". */
-export function mainMenu(config: Pick<Config, "products">, t: Translate): { text: string; keyboard: InlineKeyboard } {
+export function mainMenu(
+  config: Pick<Config, "products">,
+  t: Translate,
+): { text: string; keyboard: InlineKeyboard } {
   const kb = new InlineKeyboard();
   config.products.forEach((kind: ProductKind, i) => {
     kb.text(t(`menu-${kind}`), CB.menu + kind);
@@ -16,7 +19,10 @@ export function mainMenu(config: Pick<Config, "products">, t: Translate): { text
 }
 
 /** Whether this user may order (CHECKOUT=direct limits ordering to ALLOWED_USER_IDS and operators). */
-export function mayOrder(config: Pick<Config, "checkout" | "allowedUserIds" | "operatorIds">, userId: number): boolean {
+export function mayOrder(
+  config: Pick<Config, "checkout" | "allowedUserIds" | "operatorIds">,
+  userId: number,
+): boolean {
   if (config.checkout !== "direct") return true;
   return config.allowedUserIds.includes(userId) || config.operatorIds.includes(userId);
 }

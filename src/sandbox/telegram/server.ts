@@ -6,6 +6,7 @@ import { Customer } from "./customer.js";
 import { ApiError, jsonField } from "./markup.js";
 import { METHOD_NAMES, METHODS, type Params } from "./methods.js";
 import type { BotCommand, ChatUser, TelegramEmulator, TelegramEmulatorOptions } from "./types.js";
+import { createWebChat, type WebChat } from "./web/api.js";
 
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
 const WEBHOOK_TIMEOUT_MS = 15_000;
@@ -82,6 +83,8 @@ class Emulator implements TelegramEmulator {
   private readonly customers = new Map<number, Customer>();
   private readonly deliveryAbort = new AbortController();
   private delivering = false;
+  /** The web chat page and its JSON endpoints (GET /, /demo/api/*), served on the same port. */
+  private readonly web: WebChat;
 
   constructor(private readonly opts: TelegramEmulatorOptions) {
     this.core = new EmulatorCore({
@@ -89,6 +92,7 @@ class Emulator implements TelegramEmulator {
       botUsername: opts.botUsername ?? "shop_test_bot",
       ...(opts.rateLimits !== undefined ? { rateLimits: opts.rateLimits } : {}),
     });
+    this.web = createWebChat({ core: this.core, user: (init) => this.user(init) });
   }
 
   async listen(): Promise<void> {
@@ -109,6 +113,7 @@ class Emulator implements TelegramEmulator {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://emulator");
+    if (await this.web.handle(req, res, url)) return;
     const match = /^\/bot([^/]+)\/([A-Za-z]+)\/?$/.exec(url.pathname);
     if (!match) {
       this.send(res, 404, { ok: false, error_code: 404, description: "Not Found" });
@@ -239,6 +244,7 @@ class Emulator implements TelegramEmulator {
   async close(): Promise<void> {
     this.core.shutdown();
     this.deliveryAbort.abort();
+    this.web.close();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeIdleConnections();

@@ -1,0 +1,184 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { Redis } from "ioredis";
+import { createLogger } from "../src/logger.js";
+import { createOrdersService, type OrdersService } from "../src/orders/service.js";
+import type { Notifier } from "../src/orders/types.js";
+import { createResellerClient } from "../src/reseller/client.js";
+import { type ResellerSandbox, startResellerSandbox } from "../src/sandbox/reseller/server.js";
+import { startTelegramEmulator, type TelegramEmulator } from "../src/sandbox/telegram/index.js";
+import type { RateLimits } from "../src/sandbox/telegram/types.js";
+import { freePort, type PrivateRedis, startPrivateRedis } from "../test/helpers/private-redis.js";
+import { sleep, until } from "./lib.js";
+
+export const BOT_TOKEN = "7000000001:BENCHbenchBENCHbenchBENCHbench";
+export const API_KEY = "bench-api-key-5c1e";
+export const WEBHOOK_SECRET = "bench-webhook-secret-a9";
+export const OPERATOR_ID = 9001;
+const PUBLIC_BASE = "https://bench.shop.invalid";
+
+export interface Stack {
+  redis: PrivateRedis;
+  client: Redis;
+  prefix: string;
+  sandbox: ResellerSandbox;
+  emulator: TelegramEmulator;
+  httpPort: number;
+  env: Record<string, string>;
+  /** The bot as production runs it: `node dist/main.js` with the environment alone. */
+  bot: BotProcess;
+  /** An engine in this process on the same Redis for placing paid orders directly (its workers are not started). */
+  orders: OrdersService;
+  close(): Promise<void>;
+}
+
+export interface BotProcess {
+  child: ChildProcess;
+  logs: string[];
+  /** Peak resident set size of the bot process (VmHWM), bytes. */
+  peakRss(): number;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StackOptions {
+  webhooks: boolean;
+  rateLimits?: RateLimits | false;
+  deliveryDelayMs?: number;
+  pollIntervalSeconds?: number;
+  extraEnv?: Record<string, string>;
+  appendonly?: boolean;
+}
+
+export async function startBotProcess(env: Record<string, string>, httpPort: number): Promise<BotProcess> {
+  const child = spawn(process.execPath, ["dist/main.js"], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: string[] = [];
+  const keep = (chunk: Buffer) => {
+    logs.push(chunk.toString());
+    if (logs.length > 5000) logs.splice(0, 1000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  let peak = 0;
+  const readHwm = () => {
+    try {
+      const m = readFileSync(`/proc/${child.pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
+      if (m) peak = Math.max(peak, Number(m[1]) * 1024);
+    } catch {
+      // the process has exited
+    }
+    return peak;
+  };
+  const sampler = setInterval(readHwm, 200);
+  sampler.unref();
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  await until(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`bot exited at start-up:\n${logs.join("")}`);
+      return fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    },
+    30_000,
+    "the bot to be ready",
+  );
+  return {
+    child,
+    logs,
+    peakRss: readHwm,
+    async kill(signal = "SIGTERM") {
+      readHwm();
+      clearInterval(sampler);
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const redis = await startPrivateRedis({ appendonly: opts.appendonly });
+  const client = new Redis(redis.url, { maxRetriesPerRequest: null });
+  client.on("error", () => {});
+  const prefix = "bench:";
+  const httpPort = await freePort();
+  const sandbox = await startResellerSandbox({
+    apiKey: API_KEY,
+    webhookSecret: WEBHOOK_SECRET,
+    balanceRub: 100_000_000,
+    deliveryDelayMs: opts.deliveryDelayMs ?? 200,
+    webhookRetryDelayMs: 200,
+    webhookRewrite: [{ from: PUBLIC_BASE, to: `http://127.0.0.1:${httpPort}` }],
+  });
+  const emulator = await startTelegramEmulator({ token: BOT_TOKEN, rateLimits: opts.rateLimits ?? false });
+  const env: Record<string, string> = {
+    BOT_TOKEN,
+    TELEGRAM_API_ROOT: emulator.apiRoot,
+    RESELLER_API_URL: sandbox.url,
+    RESELLER_API_KEY: API_KEY,
+    OPERATOR_IDS: String(OPERATOR_ID),
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: prefix,
+    HTTP_HOST: "127.0.0.1",
+    HTTP_PORT: String(httpPort),
+    POLL_INTERVAL_SECONDS: String(opts.pollIntervalSeconds ?? 3),
+    LOW_BALANCE_RUB: "0",
+    LOG_LEVEL: "warn",
+    ...(opts.webhooks ? { RESELLER_WEBHOOK_SECRET: WEBHOOK_SECRET, PUBLIC_BASE_URL: PUBLIC_BASE } : {}),
+    ...opts.extraEnv,
+  };
+  const bot = await startBotProcess(env, httpPort);
+  const silent = createLogger({ level: "silent" });
+  const reseller = createResellerClient({ baseUrl: sandbox.url, apiKey: API_KEY, logger: silent });
+  const unused: Notifier = {
+    updateCard: async () => undefined,
+    sendFinal: async () => {},
+    refundStars: async () => {},
+    alert: async () => {},
+  };
+  const orders = createOrdersService({
+    redis: client,
+    prefix,
+    reseller,
+    notifier: unused, // never called: this engine's workers are not started
+    logger: silent,
+    config: {
+      checkout: "stars",
+      priceMarkupPercent: 10,
+      starPriceRub: 1.5,
+      quoteTtlSeconds: 900,
+      pollIntervalSeconds: opts.pollIntervalSeconds ?? 3,
+      trackingTimeoutHours: 24,
+      lowBalanceRub: 0,
+      resellerCallbackUrl: opts.webhooks ? `${PUBLIC_BASE}/webhooks/reseller` : undefined,
+    },
+  });
+  return {
+    redis,
+    client,
+    prefix,
+    sandbox,
+    emulator,
+    httpPort,
+    env,
+    bot,
+    orders,
+    async close() {
+      await bot.kill("SIGTERM");
+      await sleep(50);
+      await reseller.close();
+      await emulator.close();
+      await sandbox.close();
+      client.disconnect();
+      await redis.stop();
+    },
+  };
+}
+
+let userSeq = 2_000_000;
+export function nextUserId(): number {
+  userSeq += 1;
+  return userSeq;
+}

@@ -1,0 +1,164 @@
+## Operator tools (/balance, /orders, /order, /stats, alerts). Shown only to OPERATOR_IDS.
+
+# The language of this file, used to format numbers in alerts.
+op-locale = en
+
+## Shared words
+op-btn-open = 🔎 Open order
+op-btn-refresh = 🔄 Refresh
+op-btn-prev = ◀️ Newer
+op-btn-next = Older ▶️
+op-btn-page = { $page } / { $pages }
+op-btn-recheck = 🔁 Re-check now
+op-btn-resend = ✉️ Resend notification
+op-btn-refunded = 💸 Mark refunded
+op-btn-refunded-yes = ✅ Yes, it is refunded
+op-btn-refunded-no = ✖️ Cancel
+
+op-checked-at = <i>Checked at { $time } UTC</i>
+op-times-utc = <i>Times are UTC.</i>
+
+op-state-draft = 📝 draft
+op-state-quoted = 🧾 quoted
+op-state-paid = 💳 paid
+op-state-pending = ⏳ pending
+op-state-delivered = ✅ delivered
+op-state-failed = ❌ failed
+op-state-rejected = ⛔ rejected
+op-state-expired = ⌛ expired
+op-state-cancelled = 🚫 cancelled
+op-flag-stuck = 🐢 stuck
+op-flag-refund-needed = 💸 refund needed
+
+op-refund-none = none
+op-refund-done = refunded
+op-refund-needed = ⚠️ needed
+
+op-product-stars = ⭐ Stars ×{ $qty }
+op-product-premium = 👑 Premium { $months } mo
+op-product-gift = { $emoji } Gift { $title }
+op-product-steam = 🎮 Steam top-up { $amount }
+op-product-neural = { $emoji } { $title }
+op-product-game = 🕹 { $title } ×{ $qty }
+
+op-reason-insufficient_funds = deposit too low
+op-reason-auth = API key rejected
+op-reason-not_found = order unknown to the reseller
+op-reason-bad_request = request refused as invalid
+op-reason-rate_limited = too many requests
+op-reason-server = reseller server error
+op-reason-network = reseller not reachable
+op-reason-timeout = reseller did not answer in time
+op-reason-bad_response = unreadable answer from the reseller
+
+op-reseller-auth = 🔑 <b>API key rejected.</b> The reseller answered 401/403: check RESELLER_API_KEY (it may have been revoked).
+op-reseller-down = 📡 <b>The reseller service is not answering.</b> Try Refresh in a minute.
+op-reseller-unexpected = ❓ <b>The reseller gave an answer the bot could not read.</b> Try again later; the log has the details.
+
+## /balance
+op-balance-title = 💰 <b>Reseller deposit</b>
+op-balance-amount = Balance: <b>{ $balance }</b>
+op-balance-low = ⚠️ Below the alert threshold of { $threshold }: top up the deposit, or orders will be refused.
+
+## /orders
+op-filter-all = All
+op-filter-pending = Pending
+op-filter-delivered = Delivered
+op-filter-failed = Failed
+op-filter-attention = ⚠️ Attention
+op-orders-title = 📋 <b>Orders</b> · { $filter } · { $from }–{ $to } of { $total }
+op-orders-empty = 📋 <b>Orders</b> · { $filter }: none.
+op-orders-past-end = 📋 <b>Orders</b> · { $filter }: no more orders on this page. Go back to a newer page.
+
+## /order and the detail card
+op-order-usage = Send <code>/order</code> and the order id: the full id, or the 8-character reference a customer sees on the card (<code>/order 1a2b3c4d</code>).
+op-order-not-found = No order <code>{ $id }</code>.
+op-order-ambiguous = Several orders start with <code>{ $id }</code>; send more of the id.
+op-card-title = 🧾 <b>Order { $ref }</b>
+    <code>{ $id }</code>
+op-card-state = State: <b>{ $state }</b>
+op-card-product = Product: { $product }
+op-card-recipient = Recipient: { $recipient }
+op-card-parameters = Parameters: { $params }
+op-card-customer = Customer: { $link } · id <code>{ $id }</code> · { $username } · language { $locale }
+op-card-chat = Chat: <code>{ $chat }</code>
+op-card-wholesale = Wholesale price: { $wholesale }
+op-card-charged = Deposit charged: { $charged }
+op-card-price = Customer price: { $price }
+op-card-margin = Margin: <b>{ $margin }</b>
+op-card-payment = Payment: { $currency } { $amount }
+op-card-charge-telegram = Telegram charge id: <code>{ $id }</code>
+op-card-charge-provider = Provider charge id: <code>{ $id }</code>
+op-card-extra-charge = Second payment: { $amount } · <code>{ $id }</code> · refund { $refund }
+op-card-refund = Refund: { $refund }
+op-card-reseller-status = Reseller status: <code>{ $status }</code>
+op-card-reject-reason = Pay refused: { $reason }
+op-card-reject-balance = Deposit at that moment: { $balance }
+op-card-error = Error: <i>{ $error }</i>
+op-card-payload = Delivered:
+op-card-payload-too-long = • (too long to show here; re-check the order with the reseller)
+op-card-notified = Customer notified: { $time } UTC
+op-card-not-notified = Customer notified: not yet
+op-card-timeline = <b>Timeline (UTC)</b>
+op-card-expires = Quote expires: { $time }
+op-card-updated = Last change: { $time }
+
+op-refund-confirm = Has this payment been refunded to the customer outside the bot? Confirm only after the money went back.
+op-recheck-done = Re-checked: { $state }
+op-recheck-unchanged = Re-checked: no change ({ $state })
+op-recheck-not-tracking = Nothing to re-check: the order is { $state }.
+op-resend-done = The customer's notification will be sent again.
+op-resend-not-final = Nothing to resend: the order has no final result yet.
+op-refunded-done = Marked refunded.
+op-refunded-not-needed = No refund was pending for this order.
+op-gone = This order no longer exists.
+
+## /stats
+op-stats-title = 📊 <b>Statistics</b> (orders by the time they were created, UTC)
+op-stats-today = Today (since 00:00 UTC)
+op-stats-week = Last 7 days
+op-stats-month = Last 30 days
+op-stats-orders = Orders: { $orders } · paid { $paid } · delivered { $delivered } · failed { $failed }
+op-stats-money = Revenue { $revenue } · wholesale { $cost } · margin <b>{ $margin }</b>
+op-stats-note = <i>Revenue, wholesale cost and margin count delivered orders only.</i>
+
+## Alerts
+op-alert-reason = Reason: <i>{ $reason }</i>
+op-alert-order = Order <code>{ $ref }</code> · { $product }{ $recipient }
+op-alert-order-customer = 👤 { $customer } (id <code>{ $id }</code>) · { $price } · { $state }
+op-alert-order-id = Order id: <code>{ $id }</code> (not in the store)
+op-alert-money-none = The customer was not charged.
+op-alert-money-refunded = The customer's payment ({ $amount }) has been refunded.
+op-alert-money-stars-auto = The customer's { $amount } are being refunded automatically.
+op-alert-money-refund-by-hand = ⚠️ The customer's payment ({ $amount }) must be refunded by hand.
+
+op-alert-delivery-failed = ❌ <b>Delivery failed.</b> The reseller could not deliver this order.
+op-alert-delivery-failed-todo = What to do: read the reason; if the customer still wants it, they can order again (for example with a corrected recipient).
+
+op-alert-pay-rejected = ⛔ <b>Pay refused.</b> The customer paid, but the reseller refused to charge the deposit.
+op-alert-reject-kind = Why: { $kind }
+op-alert-balance-then = Deposit at that moment: <b>{ $balance }</b>
+op-alert-balance-unknown = The deposit could not be read at that moment.
+op-alert-todo-topup = What to do: top up the deposit; new orders are refused until then.
+op-alert-pay-rejected-todo = What to do: check the reason with the reseller before the customer orders again.
+
+op-alert-low-balance = 🪫 <b>Deposit low:</b> { $balance } left, under the alert threshold of { $threshold }.
+op-alert-low-balance-todo = What to do: top up the deposit in the reseller's bot; orders are refused once it runs out. This alert repeats at most once an hour while the deposit stays low.
+
+op-alert-stuck = 🐢 <b>Order stuck.</b> No final status from the reseller since the payment at { $since } UTC.
+op-alert-stuck-todo = What to do: open the order and tap Re-check now; if it stays pending, ask the reseller's support about this order id.
+
+op-alert-refund-needed = 💸 <b>Refund needed:</b> the customer paid { $amount } and the bot could not refund it automatically.
+op-alert-charge-telegram = Telegram charge id: <code>{ $id }</code>
+op-alert-charge-provider = Provider charge id: <code>{ $id }</code>
+op-alert-refund-needed-todo = What to do: refund the payment through the payment provider, then tap Mark refunded in the order.
+op-alert-refund-needed-stars-todo = What to do: refund the Stars by hand (refundStarPayment with the charge id above), then tap Mark refunded in the order.
+
+op-alert-reseller-auth = 🔑 <b>Reseller API key rejected</b> (HTTP { $status } on { $endpoint }).
+op-alert-reseller-auth-todo = What to do: check RESELLER_API_KEY; if the key was revoked, issue a new one in the reseller's bot and restart the shop bot. Orders cannot be quoted or paid until then. This alert repeats at most once every 10 minutes.
+
+op-alert-duplicate = 💳 <b>Second payment</b> for an order that was already paid.
+op-alert-extra-charge = Payment { $amount } · <code>{ $id }</code> · refund { $refund }
+op-alert-duplicate-todo = What to do: Stars are refunded automatically; a provider payment, or a Stars refund that failed, must be refunded by hand.
+op-alert-duplicate-unknown = 💳 <b>Payment for an unknown order.</b> The bot has no order with this id.
+op-alert-duplicate-unknown-todo = What to do: Stars were refunded automatically; refund a provider payment by hand.

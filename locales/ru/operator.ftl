@@ -1,0 +1,164 @@
+## Инструменты оператора (/balance, /orders, /order, /stats, оповещения). Видны только OPERATOR_IDS.
+
+# Язык этого файла: по нему форматируются числа в оповещениях.
+op-locale = ru
+
+## Общие слова
+op-btn-open = 🔎 Открыть заказ
+op-btn-refresh = 🔄 Обновить
+op-btn-prev = ◀️ Новее
+op-btn-next = Старше ▶️
+op-btn-page = { $page } / { $pages }
+op-btn-recheck = 🔁 Проверить сейчас
+op-btn-resend = ✉️ Отправить уведомление снова
+op-btn-refunded = 💸 Отметить возврат
+op-btn-refunded-yes = ✅ Да, деньги возвращены
+op-btn-refunded-no = ✖️ Отмена
+
+op-checked-at = <i>Проверено в { $time } UTC</i>
+op-times-utc = <i>Время указано в UTC.</i>
+
+op-state-draft = 📝 черновик
+op-state-quoted = 🧾 выставлен
+op-state-paid = 💳 оплачен
+op-state-pending = ⏳ в доставке
+op-state-delivered = ✅ доставлен
+op-state-failed = ❌ не доставлен
+op-state-rejected = ⛔ отклонён
+op-state-expired = ⌛ истёк
+op-state-cancelled = 🚫 отменён
+op-flag-stuck = 🐢 завис
+op-flag-refund-needed = 💸 нужен возврат
+
+op-refund-none = нет
+op-refund-done = сделан
+op-refund-needed = ⚠️ нужен
+
+op-product-stars = ⭐ Звёзды ×{ $qty }
+op-product-premium = 👑 Premium { $months } мес.
+op-product-gift = { $emoji } Подарок { $title }
+op-product-steam = 🎮 Пополнение Steam { $amount }
+op-product-neural = { $emoji } { $title }
+op-product-game = 🕹 { $title } ×{ $qty }
+
+op-reason-insufficient_funds = недостаточно средств на депозите
+op-reason-auth = API-ключ отклонён
+op-reason-not_found = заказ неизвестен поставщику
+op-reason-bad_request = запрос отклонён как неверный
+op-reason-rate_limited = слишком много запросов
+op-reason-server = ошибка сервера поставщика
+op-reason-network = поставщик недоступен
+op-reason-timeout = поставщик не ответил вовремя
+op-reason-bad_response = непонятный ответ поставщика
+
+op-reseller-auth = 🔑 <b>API-ключ отклонён.</b> Поставщик ответил 401/403: проверьте RESELLER_API_KEY (ключ могли отозвать).
+op-reseller-down = 📡 <b>Сервис поставщика не отвечает.</b> Нажмите «Обновить» через минуту.
+op-reseller-unexpected = ❓ <b>Поставщик ответил так, что бот не смог разобрать ответ.</b> Попробуйте позже; подробности в логе.
+
+## /balance
+op-balance-title = 💰 <b>Депозит у поставщика</b>
+op-balance-amount = Баланс: <b>{ $balance }</b>
+op-balance-low = ⚠️ Ниже порога оповещения { $threshold }: пополните депозит, иначе заказы начнут отклоняться.
+
+## /orders
+op-filter-all = Все
+op-filter-pending = В доставке
+op-filter-delivered = Доставлены
+op-filter-failed = Неудачные
+op-filter-attention = ⚠️ Внимание
+op-orders-title = 📋 <b>Заказы</b> · { $filter } · { $from }–{ $to } из { $total }
+op-orders-empty = 📋 <b>Заказы</b> · { $filter }: нет.
+op-orders-past-end = 📋 <b>Заказы</b> · { $filter }: на этой странице больше нет заказов. Вернитесь к более новым.
+
+## /order и карточка заказа
+op-order-usage = Отправьте <code>/order</code> и номер заказа: полный id или 8 символов, которые покупатель видит на карточке (<code>/order 1a2b3c4d</code>).
+op-order-not-found = Заказа <code>{ $id }</code> нет.
+op-order-ambiguous = С <code>{ $id }</code> начинается несколько заказов; пришлите id длиннее.
+op-card-title = 🧾 <b>Заказ { $ref }</b>
+    <code>{ $id }</code>
+op-card-state = Состояние: <b>{ $state }</b>
+op-card-product = Товар: { $product }
+op-card-recipient = Получатель: { $recipient }
+op-card-parameters = Параметры: { $params }
+op-card-customer = Покупатель: { $link } · id <code>{ $id }</code> · { $username } · язык { $locale }
+op-card-chat = Чат: <code>{ $chat }</code>
+op-card-wholesale = Оптовая цена: { $wholesale }
+op-card-charged = Списано с депозита: { $charged }
+op-card-price = Цена для покупателя: { $price }
+op-card-margin = Маржа: <b>{ $margin }</b>
+op-card-payment = Оплата: { $currency } { $amount }
+op-card-charge-telegram = Telegram charge id: <code>{ $id }</code>
+op-card-charge-provider = Provider charge id: <code>{ $id }</code>
+op-card-extra-charge = Повторный платёж: { $amount } · <code>{ $id }</code> · возврат { $refund }
+op-card-refund = Возврат: { $refund }
+op-card-reseller-status = Статус у поставщика: <code>{ $status }</code>
+op-card-reject-reason = Оплата отклонена: { $reason }
+op-card-reject-balance = Депозит в тот момент: { $balance }
+op-card-error = Ошибка: <i>{ $error }</i>
+op-card-payload = Выдано:
+op-card-payload-too-long = • (слишком длинно для показа; проверьте заказ у поставщика)
+op-card-notified = Покупатель уведомлён: { $time } UTC
+op-card-not-notified = Покупатель уведомлён: ещё нет
+op-card-timeline = <b>Хронология (UTC)</b>
+op-card-expires = Счёт истекает: { $time }
+op-card-updated = Последнее изменение: { $time }
+
+op-refund-confirm = Деньги за этот платёж вернули покупателю вне бота? Подтверждайте только после возврата.
+op-recheck-done = Проверено: { $state }
+op-recheck-unchanged = Проверено: без изменений ({ $state })
+op-recheck-not-tracking = Проверять нечего: заказ { $state }.
+op-resend-done = Уведомление покупателю будет отправлено снова.
+op-resend-not-final = Отправлять нечего: у заказа ещё нет итога.
+op-refunded-done = Возврат отмечен.
+op-refunded-not-needed = Возврат по этому заказу не требовался.
+op-gone = Этого заказа больше нет.
+
+## /stats
+op-stats-title = 📊 <b>Статистика</b> (заказы по времени создания, UTC)
+op-stats-today = Сегодня (с 00:00 UTC)
+op-stats-week = Последние 7 дней
+op-stats-month = Последние 30 дней
+op-stats-orders = Заказов: { $orders } · оплачено { $paid } · доставлено { $delivered } · неудачных { $failed }
+op-stats-money = Выручка { $revenue } · опт { $cost } · маржа <b>{ $margin }</b>
+op-stats-note = <i>Выручка, оптовая стоимость и маржа считаются только по доставленным заказам.</i>
+
+## Оповещения
+op-alert-reason = Причина: <i>{ $reason }</i>
+op-alert-order = Заказ <code>{ $ref }</code> · { $product }{ $recipient }
+op-alert-order-customer = 👤 { $customer } (id <code>{ $id }</code>) · { $price } · { $state }
+op-alert-order-id = id заказа: <code>{ $id }</code> (в базе нет)
+op-alert-money-none = С покупателя ничего не списано.
+op-alert-money-refunded = Платёж покупателя ({ $amount }) возвращён.
+op-alert-money-stars-auto = { $amount } покупателя возвращаются автоматически.
+op-alert-money-refund-by-hand = ⚠️ Платёж покупателя ({ $amount }) нужно вернуть вручную.
+
+op-alert-delivery-failed = ❌ <b>Доставка не удалась.</b> Поставщик не смог выполнить заказ.
+op-alert-delivery-failed-todo = Что делать: посмотрите причину; если покупателю всё ещё нужен товар, он может заказать снова (например, с исправленным получателем).
+
+op-alert-pay-rejected = ⛔ <b>Оплата отклонена.</b> Покупатель заплатил, но поставщик отказался списать депозит.
+op-alert-reject-kind = Почему: { $kind }
+op-alert-balance-then = Депозит в тот момент: <b>{ $balance }</b>
+op-alert-balance-unknown = Депозит в тот момент прочитать не удалось.
+op-alert-todo-topup = Что делать: пополните депозит; до тех пор новые заказы отклоняются.
+op-alert-pay-rejected-todo = Что делать: выясните причину у поставщика, прежде чем покупатель закажет снова.
+
+op-alert-low-balance = 🪫 <b>Депозит на исходе:</b> осталось { $balance }, это ниже порога { $threshold }.
+op-alert-low-balance-todo = Что делать: пополните депозит в боте поставщика; когда он кончится, заказы будут отклоняться. Пока депозит низкий, это оповещение приходит не чаще раза в час.
+
+op-alert-stuck = 🐢 <b>Заказ завис.</b> Нет итогового статуса от поставщика с момента оплаты { $since } UTC.
+op-alert-stuck-todo = Что делать: откройте заказ и нажмите «Проверить сейчас»; если он так и остаётся в доставке, спросите поддержку поставщика по этому id.
+
+op-alert-refund-needed = 💸 <b>Нужен возврат:</b> покупатель заплатил { $amount }, и бот не смог вернуть деньги сам.
+op-alert-charge-telegram = Telegram charge id: <code>{ $id }</code>
+op-alert-charge-provider = Provider charge id: <code>{ $id }</code>
+op-alert-refund-needed-todo = Что делать: верните платёж через платёжного провайдера, затем нажмите «Отметить возврат» в заказе.
+op-alert-refund-needed-stars-todo = Что делать: верните звёзды вручную (refundStarPayment с charge id выше), затем нажмите «Отметить возврат» в заказе.
+
+op-alert-reseller-auth = 🔑 <b>Поставщик отклонил API-ключ</b> (HTTP { $status } на { $endpoint }).
+op-alert-reseller-auth-todo = Что делать: проверьте RESELLER_API_KEY; если ключ отозван, выпустите новый в боте поставщика и перезапустите бота магазина. До тех пор заказы не создаются и не оплачиваются. Это оповещение приходит не чаще раза в 10 минут.
+
+op-alert-duplicate = 💳 <b>Повторный платёж</b> за уже оплаченный заказ.
+op-alert-extra-charge = Платёж { $amount } · <code>{ $id }</code> · возврат { $refund }
+op-alert-duplicate-todo = Что делать: звёзды возвращаются автоматически; платёж через провайдера или неудавшийся возврат звёзд нужно вернуть вручную.
+op-alert-duplicate-unknown = 💳 <b>Платёж за неизвестный заказ.</b> Заказа с таким id у бота нет.
+op-alert-duplicate-unknown-todo = Что делать: звёзды возвращены автоматически; платёж через провайдера верните вручную.

@@ -1,0 +1,336 @@
+import { Composer, GrammyError } from "grammy";
+import type { Config, Locale } from "../../config.js";
+import type { Logger } from "../../logger.js";
+import { orderStats, type StatsSource } from "../../orders/stats.js";
+import type { Order, OrderFilter, OrdersApi } from "../../orders/types.js";
+import { ResellerApiError } from "../../reseller/errors.js";
+import type { ResellerClient } from "../../reseller/types.js";
+import type { BotContext, Translate } from "../context.js";
+import {
+  type BalanceResult,
+  type OperatorView,
+  renderBalance,
+  renderOrderCard,
+  renderOrdersList,
+  renderRefundConfirm,
+  renderStats,
+  resellerProblem,
+} from "../format/operator.js";
+import { isLocale } from "../i18n.js";
+import {
+  filterFromLetter,
+  OP_CB,
+  OP_CB_MATCH,
+  OPERATOR_CALLBACK,
+  OPERATOR_PAGE_SIZE,
+} from "../menus/operator.js";
+
+export interface OperatorFeatureDeps {
+  config: Pick<Config, "operatorIds" | "lowBalanceRub" | "defaultLocale">;
+  logger: Logger;
+  orders: OrdersApi;
+  reseller: Pick<ResellerClient, "balance">;
+  /** The orders store (an OrderStore): /stats, and finding an order by its short reference. */
+  store: StatsSource;
+  /** Clock for /stats and "checked at" lines (tests). */
+  now?: () => number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** `/order` accepts the full id or its start (customers see `#` + 8 characters). */
+const ID_PREFIX = /^#?([0-9a-f][0-9a-f-]{3,35})$/i;
+
+const NOT_MODIFIED = /message is not modified/i;
+const EDIT_IMPOSSIBLE = /message to edit not found|message can't be edited|message_id_invalid/i;
+
+function describe(err: unknown): string {
+  return err instanceof GrammyError ? err.description : err instanceof Error ? err.message : String(err);
+}
+
+/** Callback answers are plain text of at most 200 characters. */
+function plain(html: string): string {
+  const text = html
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+/**
+ * The operators' tools: /balance, /orders (all orders, filters, paging), /order <id> and the
+ * detail card with its actions, /stats. Everything answers only users in OPERATOR_IDS, in a
+ * private chat. For anyone else updates pass through untouched (a customer's /balance reaches
+ * the ordinary unknown-command answer, a customer's /orders their own list), and operator
+ * buttons (`op:<letter>…`, crafted or not) are answered with an empty callback answer and do
+ * nothing.
+ *
+ * Register it after session and i18n and before the conversations, so an operator in the middle
+ * of a flow still gets the tools.
+ */
+export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotContext> {
+  const { config, orders, reseller, store } = deps;
+  const now = deps.now ?? Date.now;
+  const log = deps.logger.child({ component: "operator" });
+  const operators = new Set(config.operatorIds);
+  const isOperator = (ctx: BotContext) => ctx.from !== undefined && operators.has(ctx.from.id);
+
+  const root = new Composer<BotContext>();
+
+  root.callbackQuery(OPERATOR_CALLBACK, async (ctx, next) => {
+    if (isOperator(ctx)) return next();
+    log.warn(
+      { userId: ctx.from.id, data: ctx.callbackQuery.data.slice(0, 64) },
+      "operator button from a non-operator",
+    );
+    await ctx.answerCallbackQuery().catch(() => undefined);
+  });
+
+  const op = root.filter((ctx) => isOperator(ctx) && ctx.chat?.type === "private");
+
+  // ---------- helpers ----------
+
+  const tOf =
+    (ctx: BotContext): Translate =>
+    (key, vars) =>
+      ctx.t(key, vars);
+
+  async function localeOf(ctx: BotContext): Promise<Locale> {
+    const l = await ctx.i18n.getLocale();
+    return isLocale(l) ? l : config.defaultLocale;
+  }
+
+  /** Edits the message the button belongs to when `edit`, else (or when it cannot) sends a new one. */
+  async function show(ctx: BotContext, view: OperatorView, edit: boolean): Promise<void> {
+    const other = {
+      parse_mode: "HTML" as const,
+      reply_markup: view.reply_markup,
+      link_preview_options: { is_disabled: true },
+    };
+    if (edit && ctx.callbackQuery?.message) {
+      try {
+        await ctx.editMessageText(view.text, other);
+        return;
+      } catch (err) {
+        if (NOT_MODIFIED.test(describe(err))) return;
+        if (!EDIT_IMPOSSIBLE.test(describe(err))) throw err;
+      }
+    }
+    await ctx.reply(view.text, other);
+  }
+
+  async function answer(ctx: BotContext, text?: string, alert = false): Promise<void> {
+    await ctx
+      .answerCallbackQuery(text ? { text: plain(text), show_alert: alert } : undefined)
+      .catch(() => undefined);
+  }
+
+  async function readBalance(): Promise<BalanceResult> {
+    const checkedAt = now();
+    try {
+      const b = await reseller.balance();
+      return { ok: true, balanceRub: b.balanceRub, checkedAt };
+    } catch (err) {
+      if (err instanceof ResellerApiError) {
+        log.warn({ kind: err.kind, status: err.status, endpoint: err.endpoint }, "balance read failed");
+        return { ok: false, kind: err.kind, checkedAt };
+      }
+      log.error({ err }, "balance read failed");
+      return { ok: false, kind: "unknown", checkedAt };
+    }
+  }
+
+  async function balanceView(ctx: BotContext): Promise<OperatorView> {
+    return renderBalance(await readBalance(), config.lowBalanceRub, tOf(ctx), await localeOf(ctx));
+  }
+
+  async function listView(ctx: BotContext, filter: OrderFilter, offset: number): Promise<OperatorView> {
+    let page = await orders.listAll(filter, offset, OPERATOR_PAGE_SIZE);
+    if (page.items.length === 0 && page.total > 0 && offset > 0) {
+      // The list shrank under the button (a filter's orders moved on): show its last page.
+      offset = Math.floor((page.total - 1) / OPERATOR_PAGE_SIZE) * OPERATOR_PAGE_SIZE;
+      page = await orders.listAll(filter, offset, OPERATOR_PAGE_SIZE);
+    }
+    return renderOrdersList(page, filter, offset, tOf(ctx), await localeOf(ctx));
+  }
+
+  async function cardView(ctx: BotContext, order: Order): Promise<OperatorView> {
+    return renderOrderCard(order, tOf(ctx), await localeOf(ctx));
+  }
+
+  /** The order named by the full id or the start of it; `ambiguous` when the start fits several. */
+  async function findOrder(ref: string): Promise<Order | "ambiguous" | null> {
+    if (UUID.test(ref)) return orders.get(ref.toLowerCase());
+    const prefix = ref.toLowerCase();
+    const found = new Set<string>();
+    let cursor = "0";
+    do {
+      const [next, members] = await store.redis.zscan(
+        store.key("idx", "all"),
+        cursor,
+        "MATCH",
+        `${prefix}*`,
+        "COUNT",
+        1000,
+      );
+      cursor = next;
+      // ZSCAN returns member, score pairs.
+      for (let i = 0; i < members.length; i += 2) found.add(members[i] as string);
+      if (found.size > 1) return "ambiguous";
+    } while (cursor !== "0");
+    const [id] = [...found];
+    return id ? orders.get(id) : null;
+  }
+
+  /** Loads the order of a button; answers the button when it is gone. */
+  async function orderOf(ctx: BotContext, id: string): Promise<Order | null> {
+    const order = await orders.get(id);
+    if (!order) await answer(ctx, ctx.t("op-gone"), true);
+    return order;
+  }
+
+  const idOf = (ctx: BotContext) => (ctx.match as RegExpMatchArray)[1] ?? "";
+
+  // ---------- /balance ----------
+
+  op.command("balance", async (ctx) => {
+    await show(ctx, await balanceView(ctx), false);
+  });
+  op.callbackQuery(OP_CB.balance, async (ctx) => {
+    await answer(ctx);
+    await show(ctx, await balanceView(ctx), true);
+  });
+
+  // ---------- /stats ----------
+
+  const statsView = async (ctx: BotContext) => {
+    const t = now();
+    return renderStats(await orderStats(store, t), t, tOf(ctx), await localeOf(ctx));
+  };
+  op.command("stats", async (ctx) => {
+    await show(ctx, await statsView(ctx), false);
+  });
+  op.callbackQuery(OP_CB.stats, async (ctx) => {
+    await answer(ctx);
+    await show(ctx, await statsView(ctx), true);
+  });
+
+  // ---------- /orders ----------
+
+  op.command("orders", async (ctx) => {
+    await show(ctx, await listView(ctx, "all", 0), false);
+  });
+  op.callbackQuery(OP_CB_MATCH.list, async (ctx) => {
+    const filter = filterFromLetter(ctx.match[1] ?? "") ?? "all";
+    await answer(ctx);
+    await show(ctx, await listView(ctx, filter, Number(ctx.match[2] ?? 0)), true);
+  });
+
+  // ---------- /order <id> and the detail card ----------
+
+  op.command("order", async (ctx) => {
+    const arg = ctx.match.trim();
+    const m = ID_PREFIX.exec(arg);
+    if (!m?.[1]) {
+      await ctx.reply(ctx.t("op-order-usage"), { parse_mode: "HTML" });
+      return;
+    }
+    const found = await findOrder(m[1]);
+    if (found === "ambiguous" || found === null) {
+      const key = found === "ambiguous" ? "op-order-ambiguous" : "op-order-not-found";
+      await ctx.reply(ctx.t(key, { id: m[1] }), { parse_mode: "HTML" });
+      return;
+    }
+    await show(ctx, await cardView(ctx, found), false);
+  });
+
+  op.callbackQuery(OP_CB_MATCH.open, async (ctx) => {
+    const order = await orderOf(ctx, idOf(ctx));
+    if (!order) return;
+    await answer(ctx);
+    await show(ctx, await cardView(ctx, order), false);
+  });
+
+  op.callbackQuery(OP_CB_MATCH.card, async (ctx) => {
+    const order = await orderOf(ctx, idOf(ctx));
+    if (!order) return;
+    await answer(ctx);
+    await show(ctx, await cardView(ctx, order), true);
+  });
+
+  op.callbackQuery(OP_CB_MATCH.recheck, async (ctx) => {
+    const id = idOf(ctx);
+    const before = await orderOf(ctx, id);
+    if (!before) return;
+    const stateText = (o: Order) => ctx.t(`op-state-${o.state}`);
+    if (before.state !== "paid" && before.state !== "pending") {
+      await answer(ctx, ctx.t("op-recheck-not-tracking", { state: stateText(before) }));
+      await show(ctx, await cardView(ctx, before), true);
+      return;
+    }
+    let after: Order | null;
+    try {
+      after = await orders.recheck(id);
+    } catch (err) {
+      if (!(err instanceof ResellerApiError)) throw err;
+      log.warn({ orderId: id, kind: err.kind, status: err.status }, "operator re-check failed");
+      await answer(ctx, resellerProblem(err.kind, tOf(ctx)), true);
+      return;
+    }
+    log.info(
+      { orderId: id, operatorId: ctx.from.id, from: before.state, to: after?.state },
+      "operator re-checked an order",
+    );
+    if (!after) {
+      await answer(ctx, ctx.t("op-gone"), true);
+      return;
+    }
+    const changed = after.state !== before.state || after.resellerStatus !== before.resellerStatus;
+    await answer(
+      ctx,
+      ctx.t(changed ? "op-recheck-done" : "op-recheck-unchanged", { state: stateText(after) }),
+    );
+    await show(ctx, await cardView(ctx, after), true);
+  });
+
+  op.callbackQuery(OP_CB_MATCH.resend, async (ctx) => {
+    const id = idOf(ctx);
+    const queued = await orders.resendFinal(id);
+    log.info(
+      { orderId: id, operatorId: ctx.from.id, queued },
+      "operator asked to resend the customer's notification",
+    );
+    const order = await orderOf(ctx, id);
+    if (!order) return;
+    await answer(ctx, ctx.t(queued ? "op-resend-done" : "op-resend-not-final"));
+    await show(ctx, await cardView(ctx, order), true);
+  });
+
+  op.callbackQuery(OP_CB_MATCH.refundAsk, async (ctx) => {
+    const order = await orderOf(ctx, idOf(ctx));
+    if (!order) return;
+    if (order.refund !== "needed") {
+      await answer(ctx, ctx.t("op-refunded-not-needed"));
+      await show(ctx, await cardView(ctx, order), true);
+      return;
+    }
+    await answer(ctx);
+    await show(ctx, renderRefundConfirm(order, tOf(ctx), await localeOf(ctx)), true);
+  });
+
+  op.callbackQuery(OP_CB_MATCH.refundConfirm, async (ctx) => {
+    const id = idOf(ctx);
+    const done = await orders.markRefunded(id);
+    log.info({ orderId: id, operatorId: ctx.from.id, done }, "operator marked an order refunded");
+    const order = await orderOf(ctx, id);
+    if (!order) return;
+    await answer(ctx, ctx.t(done ? "op-refunded-done" : "op-refunded-not-needed"));
+    await show(ctx, await cardView(ctx, order), true);
+  });
+
+  // Any other operator payload (an old layout, or typed by hand): stop the spinner, nothing else.
+  op.callbackQuery(OPERATOR_CALLBACK, (ctx) => answer(ctx));
+
+  return root;
+}

@@ -1,0 +1,114 @@
+import { Api } from "grammy";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { configureApi, createNotifier } from "../../src/bot/index.js";
+import { createConfig } from "../../src/config.js";
+import { createLogger } from "../../src/logger.js";
+import type { Notifier, Order } from "../../src/orders/types.js";
+import { testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { TelegramRecorder } from "./helpers/telegram-recorder.js";
+
+let tg: TelegramRecorder;
+let redis: Redis;
+let notifier: Notifier;
+let prefix: string;
+
+beforeAll(async () => {
+  tg = await new TelegramRecorder().start();
+  redis = new Redis(testRedisUrl());
+  prefix = uniquePrefix("notifier");
+  const config = createConfig({
+    BOT_TOKEN: "1:T",
+    TELEGRAM_API_ROOT: tg.url,
+    RESELLER_API_URL: "http://127.0.0.1:9",
+    RESELLER_API_KEY: "k",
+    OPERATOR_IDS: "7001,7002",
+    REDIS_URL: testRedisUrl(),
+    REDIS_PREFIX: prefix,
+    DEFAULT_LOCALE: "ru",
+  });
+  const logger = createLogger({ level: "silent" });
+  const api = new Api(config.botToken, { apiRoot: config.telegramApiRoot });
+  configureApi(api, { redis, config, logger, limits: { chatPerSecond: 1000, chatBurst: 1000 } });
+  notifier = createNotifier({ api, config, logger, redis });
+});
+afterAll(async () => {
+  await tg.stop();
+  await redis.quit();
+});
+beforeEach(() => tg.reset());
+
+function order(over: Partial<Order> = {}): Order {
+  return {
+    id: "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9",
+    state: "pending",
+    item: { kind: "stars", product: "stars", quantity: 100, recipient: "alice_buyer" },
+    customer: { userId: 5001, chatId: 5001, locale: "en" },
+    priceKopecks: 11_000,
+    currency: "XTR",
+    amount: 74,
+    refund: "none",
+    stuck: false,
+    createdAt: 1,
+    updatedAt: 1,
+    times: {},
+    ...over,
+  };
+}
+
+describe("the notifier", () => {
+  it("edits the card in place and removes its buttons", async () => {
+    const id = await notifier.updateCard(order({ cardMessageId: 55 }));
+    expect(id).toBe(55);
+    const edit = tg.last("editMessageText")!.payload;
+    expect(edit).toMatchObject({
+      chat_id: 5001,
+      message_id: 55,
+      parse_mode: "HTML",
+      reply_markup: { inline_keyboard: [] },
+    });
+    expect(edit.text).toContain("🚚 Being delivered…");
+  });
+
+  it("treats 'message is not modified' as done", async () => {
+    tg.fail("editMessageText", 400, "Bad Request: message is not modified");
+    expect(await notifier.updateCard(order({ cardMessageId: 55 }))).toBe(55);
+    expect(tg.of("sendMessage")).toHaveLength(0);
+  });
+
+  it("sends a new card when the old one is gone or there is none", async () => {
+    tg.fail("editMessageText", 400, "Bad Request: message to edit not found");
+    const replaced = await notifier.updateCard(order({ cardMessageId: 55 }));
+    expect(replaced).toBeTypeOf("number");
+    expect(replaced).not.toBe(55);
+    expect(await notifier.updateCard(order())).toBeTypeOf("number");
+    expect(tg.of("sendMessage")).toHaveLength(2);
+  });
+
+  it("sends the final message with the delivered payload", async () => {
+    await notifier.sendFinal(order({ state: "delivered", deliveredPayload: { tx_hash: "abc" } }));
+    expect(tg.last("sendMessage")?.payload.text).toContain("Transaction: <code>abc</code>");
+  });
+
+  it("refunds Stars and treats an already refunded charge as done", async () => {
+    await notifier.refundStars(5001, "ch-1");
+    expect(tg.last("refundStarPayment")?.payload).toEqual({
+      user_id: 5001,
+      telegram_payment_charge_id: "ch-1",
+    });
+    tg.fail("refundStarPayment", 400, "Bad Request: CHARGE_ALREADY_REFUNDED");
+    await expect(notifier.refundStars(5001, "ch-1")).resolves.toBeUndefined();
+  });
+
+  it("alerts every operator in their language and survives one who blocked the bot", async () => {
+    await redis.set(`${prefix}session:7002`, JSON.stringify({ __language_code: "en" }));
+    tg.fail("sendMessage", 403, "Forbidden: bot was blocked by the user");
+    await notifier.alert({ kind: "delivery_failed", orderId: "x", details: { reason: "<boom>" } }, order());
+    const sends = tg.of("sendMessage");
+    expect(sends).toHaveLength(2);
+    const toSecond = sends.find((s) => s.payload.chat_id === 7002)!;
+    expect(toSecond.payload.text).toContain("🚨 <b>Delivery failed</b>");
+    expect(toSecond.payload.text).toContain("• reason: &lt;boom&gt;");
+    expect(toSecond.payload.text).toContain("Customer: 5001 (—)");
+  });
+});

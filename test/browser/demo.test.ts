@@ -1,0 +1,239 @@
+/**
+ * The offline demo as a person uses it: `npm run demo`, a browser on the printed address, 50 Stars bought
+ * through the chat's buttons, then the operator's /orders and /balance, then Ctrl-C.
+ *
+ * Drives Debian's Chromium (/usr/bin/chromium, installed by .ci/run when test/browser/.needs-chromium
+ * exists) with playwright-core; skipped with a reason when the browser is missing. Screenshots go to
+ * test/artifacts/ (not committed).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/private-redis.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ARTIFACTS = join(ROOT, "test", "artifacts");
+const CHROMIUM = "/usr/bin/chromium";
+const chromiumPresent = existsSync(CHROMIUM);
+/** Operator commands come with src/bot/features/operator.ts once it is registered in the bot. */
+const operatorToolsPresent =
+  existsSync(join(ROOT, "src/bot/features/operator.ts")) &&
+  /features\/operator\.js/.test(readFileSync(join(ROOT, "src/bot/index.ts"), "utf8"));
+
+if (!chromiumPresent) {
+  console.warn(`Browser test skipped: ${CHROMIUM} is missing (Debian: apt-get install chromium).`);
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const demoRedisDirs = () => readdirSync(tmpdir()).filter((name) => name.startsWith("shopbot-demo-redis-"));
+
+describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
+  let demo: ChildProcess;
+  let output = "";
+  let url = "";
+  let browser: Browser;
+  let page: Page;
+  let exited: Promise<number | null>;
+  const dirsBefore = new Set(demoRedisDirs());
+
+  /** Resolves with the first match of `pattern` in the demo's output. */
+  const waitForOutput = (pattern: RegExp, timeoutMs: number) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(output);
+        if (!match) return false;
+        clearInterval(timer);
+        resolve(match);
+        return true;
+      };
+      const timer = setInterval(() => {
+        if (check()) return;
+        if (demo.exitCode !== null || Date.now() > until) {
+          clearInterval(timer);
+          reject(new Error(`the demo never printed ${pattern}; its output:\n${output}`));
+        }
+      }, 100);
+      const until = Date.now() + timeoutMs;
+    });
+
+  /** The newest bot message containing `text`, once it is there. */
+  const botMessage = async (text: string | RegExp, timeout = 10_000) => {
+    const row = page.locator(".row.bot", { hasText: text }).last();
+    await row.waitFor({ timeout });
+    return row;
+  };
+  const pressButton = async (name: string | RegExp) => {
+    const button = page.getByRole("button", { name }).last();
+    await button.waitFor({ timeout: 10_000 });
+    await button.click();
+  };
+  const say = async (text: string) => {
+    await page.locator("#input").fill(text);
+    await page.locator("#input").press("Enter");
+  };
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      DEMO_PORT: String(port),
+      LOG_LEVEL: "warn",
+    };
+    // The demo passes these to the bot; a developer's own values must not change what this test sees.
+    for (const name of [
+      "PRODUCTS",
+      "PRICE_MARKUP_PERCENT",
+      "STAR_PRICE_RUB",
+      "DEFAULT_LOCALE",
+      "REDIS_URL",
+    ]) {
+      delete env[name];
+    }
+    // Its own process group, so the test can press "Ctrl-C" the way a terminal does: SIGINT to the group.
+    demo = spawn("npm", ["run", "demo"], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    exited = new Promise((resolve) => demo.once("exit", (code) => resolve(code)));
+    demo.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    demo.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    url = (await waitForOutput(/^Open (http:\/\/\S+)/m, 120_000))[1]!;
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    const context = await browser.newContext({ viewport: { width: 760, height: 1100 }, locale: "en-US" });
+    page = await context.newPage();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  }, 150_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (demo?.pid && demo.exitCode === null) {
+      process.kill(-demo.pid, "SIGKILL");
+      await exited;
+    }
+  });
+
+  it("prints one line per part and the page address", () => {
+    expect(output).toMatch(/^ {2}redis +private redis-server .*\(pid \d+\)/m);
+    expect(output).toMatch(/^ {2}reseller +sandbox at http:\/\/127\.0\.0\.1:\d+/m);
+    expect(output).toMatch(/^ {2}telegram +Bot API emulator and web chat at http:\/\/127\.0\.0\.1:\d+/m);
+    expect(output).toMatch(/^ {2}bot +node --import tsx src\/main\.ts \(pid \d+\)/m);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+  });
+
+  it("sells 50 Stars through the chat's buttons and shows the delivered message", async () => {
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    await page.goto(url);
+    await page.locator("#as-customer").click();
+    await page.locator("#lang").selectOption("en");
+    await page.locator("#status[data-state=online]").waitFor();
+
+    await page.locator("#start").click();
+    await pressButton(/Telegram Stars/);
+    await botMessage("How many stars?");
+    await pressButton(/^50 ⭐$/);
+    await botMessage("Who gets it?");
+    await pressButton(/To myself \(@demo_customer\)/);
+
+    const card = await botMessage(/Order #\w+/);
+    const cardId = await card.getAttribute("data-message-id");
+    const orderId = /Order #(\w+)/.exec(await card.innerText())![1]!;
+    expect(await card.innerText()).toContain("50 Telegram Stars");
+    await pressButton(/Pay/);
+
+    const invoice = page.locator(".row.bot", { has: page.locator(".invoice") }).last();
+    await invoice.waitFor();
+    expect(await invoice.locator(".invoice-title").innerText()).toContain(orderId);
+    await invoice.locator("button.pay").click();
+
+    const delivered = await botMessage(`Order #${orderId} delivered`, 30_000);
+    expect(await delivered.innerText()).toContain("50 Telegram Stars");
+    // Formatting arrives as HTML and is rendered: the headline is bold, the transaction id monospace.
+    expect(await delivered.locator("b").first().innerText()).toContain("delivered");
+    expect(await delivered.locator("code").count()).toBeGreaterThan(0);
+    // The order card was edited in place, not sent again.
+    const cardNow = page.locator(`.row[data-message-id="${cardId}"]`);
+    expect(await cardNow.innerText()).toMatch(/Delivered/);
+    expect(await cardNow.innerText()).toMatch(/edited/);
+    expect(await page.locator(".row.bot", { hasText: `Order #${orderId}` }).count()).toBe(3);
+    expect(await page.locator(".row.service").innerText()).toMatch(/You paid/);
+    expect(await invoice.locator("button.pay").isDisabled()).toBe(true);
+    expect(pageErrors).toEqual([]);
+
+    await page.screenshot({ path: join(ARTIFACTS, "demo-chat.png"), fullPage: true });
+  }, 90_000);
+
+  it.skipIf(!operatorToolsPresent)(
+    "shows the operator the order in /orders and the deposit in /balance",
+    async () => {
+      const customerCard = await botMessage(/Order #\w+ delivered/);
+      const orderId = /Order #(\w+)/.exec(await customerCard.innerText())![1]!;
+
+      await page.locator("#as-operator").click();
+      await page.locator("#lang").selectOption("en");
+      await page.locator("#status[data-state=online]").waitFor();
+      await page.locator("#start").click();
+      await botMessage("What would you like to buy?");
+
+      await say("/orders");
+      const orders = await botMessage(orderId);
+      expect(await orders.innerText()).toMatch(/50/);
+
+      await say("/balance");
+      const balance = await botMessage(/\d[\d\s,.]*\s*(₽|RUB)|(₽|RUB)\s*\d/);
+      expect(await balance.innerText()).toMatch(/balance|deposit/i);
+
+      await page.screenshot({ path: join(ARTIFACTS, "demo-operator.png"), fullPage: true });
+    },
+    60_000,
+  );
+
+  it("stops the bot, the emulators and Redis on Ctrl-C", async () => {
+    const botPid = Number(/src\/main\.ts \(pid (\d+)\)/.exec(output)![1]);
+    const redisPid = Number(/redis-server \S+ \(pid (\d+)\)/.exec(output)![1]);
+    expect(isAlive(botPid)).toBe(true);
+    expect(isAlive(redisPid)).toBe(true);
+
+    process.kill(-demo.pid!, "SIGINT");
+    expect(await exited).toBe(0);
+    expect(output).toContain("Demo stopped");
+    expect(isAlive(botPid)).toBe(false);
+    expect(isAlive(redisPid)).toBe(false);
+    expect(demoRedisDirs().filter((dir) => !dirsBefore.has(dir))).toEqual([]);
+    const stillServing = await fetch(url).then(
+      () => true,
+      () => false,
+    );
+    expect(stillServing).toBe(false);
+  }, 60_000);
+});

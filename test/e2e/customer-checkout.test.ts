@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type AppHarness, DELIVERED, newAppCustomer, startAppHarness } from "../helpers/app-harness.js";
+
+let h: AppHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const T = { timeoutMs: 10_000 };
+
+describe("checkout modes", () => {
+  it("CHECKOUT=invoice: a provider invoice in roubles (kopecks), then delivery", async () => {
+    h = await startAppHarness({ CHECKOUT: "invoice", PAYMENT_PROVIDER_TOKEN: "provider-test-token" });
+    const c = newAppCustomer(h.telegram);
+    await c.sendText("/start");
+    await c.pressButton("💎 Telegram Premium", T);
+    await c.pressButton("12 months", T);
+    await c.pressButton(/^🙋 To myself/, T);
+    await c.waitForBotMessage(/Order #/, 10_000);
+    expect(c.lastBotMessage()?.text).toMatch(/Price: ₽[\d,]+\n/);
+    await c.pressButton(/^💳 Pay ₽/, T);
+    const [invoice] = (await c.waitFor((msgs) => msgs.some((m) => m.invoice), 10_000)).filter(
+      (m) => m.invoice,
+    );
+    expect(invoice?.invoice?.currency).toBe("RUB");
+    expect((invoice?.invoice?.totalAmount ?? 1) % 100).toBe(0);
+    const sent = h.telegram.calls("sendInvoice").at(-1)?.payload;
+    expect(sent?.provider_token).toBe("provider-test-token");
+    expect((await c.payInvoice(T)).ok).toBe(true);
+    await c.waitForBotMessage(DELIVERED, 20_000);
+  });
+
+  it("CHECKOUT=direct: allowed users confirm once; everyone else is told the shop is closed", async () => {
+    const allowed = 640_000_001;
+    h = await startAppHarness({ CHECKOUT: "direct", ALLOWED_USER_IDS: String(allowed) });
+    const stranger = newAppCustomer(h.telegram);
+    await stranger.sendText("/start");
+    await stranger.waitForBotMessage(/not open to you/, 10_000);
+    expect(stranger.buttons()).toEqual([]);
+
+    const c = h.telegram.user({ id: allowed, username: "trusted_buyer", languageCode: "en" });
+    await c.sendText("/start");
+    await c.pressButton("⭐ Telegram Stars", T);
+    await c.pressButton("500 ⭐", T);
+    await c.pressButton(/^🙋 To myself/, T);
+    await c.waitForBotMessage(/Order #/, 10_000);
+    const card = c.lastBotMessage()!;
+    const first = await c.pressButton("✅ Confirm order", { ...T, messageId: card.messageId });
+    expect(first.callbackAnswer?.text).toBe("Order confirmed.");
+    await c.waitForBotMessage(DELIVERED, 20_000);
+    expect(h.telegram.calls("sendInvoice")).toHaveLength(0);
+    const [order] = h.sandbox.orders().filter((o) => o.request.recipient_username === "trusted_buyer");
+    expect(h.sandbox.stats(order!.customId)).toMatchObject({ creates: 1, pays: 1, charges: 1 });
+  });
+});
+
+describe("an expired quote", () => {
+  it("is refused politely at payment and a fresh quote is offered", async () => {
+    h = await startAppHarness({ QUOTE_TTL_SECONDS: "10" });
+    const c = newAppCustomer(h.telegram);
+    await c.sendText("/start");
+    await c.pressButton("⭐ Telegram Stars", T);
+    await c.pressButton("50 ⭐", T);
+    await c.pressButton(/^🙋 To myself/, T);
+    await c.waitForBotMessage(/Order #/, 10_000);
+    await c.pressButton(/^💳 Pay/, T);
+    await c.waitFor((msgs) => msgs.some((m) => m.invoice), 10_000);
+    await new Promise((r) => setTimeout(r, 10_500));
+    const refused = await c.payInvoice(T);
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toMatch(/expired/);
+    await c.pressButton("🔄 Get a new price", T);
+    await c.waitFor(
+      (msgs) => msgs.filter((m) => m.text?.includes("⏳ Waiting for your payment")).length >= 1,
+      10_000,
+    );
+    await c.pressButton(/^💳 Pay/, T);
+    await c.waitFor((msgs) => msgs.filter((m) => m.invoice).length === 2, 10_000);
+    expect((await c.payInvoice(T)).ok).toBe(true);
+    await c.waitForBotMessage(DELIVERED, 20_000);
+  }, 60_000);
+});

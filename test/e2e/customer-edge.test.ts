@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type App, startApp } from "../../src/main.js";
+import {
+  type AppHarness,
+  buyStars,
+  DELIVERED,
+  newAppCustomer,
+  orderIdOf,
+  startAppHarness,
+} from "../helpers/app-harness.js";
+
+let h: AppHarness;
+beforeAll(async () => {
+  h = await startAppHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const T = { timeoutMs: 10_000 };
+
+describe("a customer who makes mistakes or changes their mind", () => {
+  it("gets the broken rule and the same question again at each step", async () => {
+    const c = newAppCustomer(h.telegram);
+    await c.sendText("/start");
+    await c.pressButton("⭐ Telegram Stars", T);
+    await c.sendText("a lot");
+    await c.waitForBotMessage(/Send a whole number from 50 to 1,000,000/, 10_000);
+    expect(c.lastBotMessage()?.text).toContain("How many stars?");
+    await c.sendText("49");
+    await c.waitForBotMessage(/The smallest amount is 50\./, 10_000);
+    await c.sendText("75");
+    await c.waitForBotMessage(/Who gets it\?/, 10_000);
+    await c.sendText("@bad name");
+    await c.waitForBotMessage(/only Latin letters, digits and underscores/, 10_000);
+    await c.sendText("1friend");
+    await c.waitForBotMessage(/starts with a letter/, 10_000);
+    expect(c.lastBotMessage()?.text).toContain("Who gets it?");
+    await c.sendText("https://t.me/good_friend");
+    await c.waitForBotMessage(/Order #/, 10_000);
+    expect(c.lastBotMessage()?.text).toContain("⭐ 75 Telegram Stars");
+    expect(c.lastBotMessage()?.text).toContain("For: @good_friend");
+  });
+
+  it("goes Back a step and Cancels without any order at the reseller", async () => {
+    const c = newAppCustomer(h.telegram);
+    const before = h.sandbox.orders().length;
+    await c.sendText("/start");
+    await c.pressButton("🕹 Games", T);
+    await c.pressButton("PUBG Mobile", T);
+    await c.waitForBotMessage(/choose the region/, 10_000);
+    await c.pressButton("‹ Back", T);
+    await c.waitForBotMessage(/Choose a game/, 10_000);
+    await c.pressButton("Genshin Impact", T);
+    await c.pressButton("✖️ Cancel", T);
+    await c.waitForBotMessage(/Cancelled\. Nothing was ordered\./, 10_000);
+    expect(h.sandbox.orders().length).toBe(before);
+  });
+
+  it("can cancel an unpaid quote from its card", async () => {
+    const c = newAppCustomer(h.telegram);
+    await c.sendText("/start");
+    await c.pressButton("⭐ Telegram Stars", T);
+    await c.pressButton("50 ⭐", T);
+    await c.pressButton(/^🙋 To myself/, T);
+    await c.waitForBotMessage(/Order #/, 10_000);
+    await c.pressButton("✖️ Cancel", T);
+    await c.waitForBotMessage(/✖️ Cancelled\./, 10_000);
+    expect(c.buttons()).toEqual([]);
+  });
+});
+
+describe("after the payment", () => {
+  it("a failed delivery says why and refunds the Stars", async () => {
+    h.sandbox.setOutcome((o) =>
+      o.request.recipient_username === "unlucky_one"
+        ? { status: "failed", errorMessage: "Recipient <unlucky_one> cannot receive stars" }
+        : { status: "delivered" },
+    );
+    const c = newAppCustomer(h.telegram);
+    await c.sendText("/start");
+    await c.pressButton("⭐ Telegram Stars", T);
+    await c.pressButton("100 ⭐", T);
+    await c.sendText("@unlucky_one");
+    await c.pressButton(/^💳 Pay/, T);
+    await c.waitFor((msgs) => msgs.some((m) => m.invoice), 10_000);
+    expect((await c.payInvoice(T)).ok).toBe(true);
+    const final = await c.waitForBotMessage(/could not be delivered/, 20_000);
+    expect(final.text).toContain("Reason: Recipient <unlucky_one> cannot receive stars");
+    expect(final.html).toContain("Recipient &lt;unlucky_one&gt; cannot receive stars");
+    expect(final.text).toMatch(/Your \d+ stars (are|were) refunded/);
+    await c.waitFor(() => h.telegram.refunds().some((r) => r.userId === c.id), 10_000);
+  });
+
+  it("/orders lists the customer's own orders with their status and opens a card", async () => {
+    const c = newAppCustomer(h.telegram);
+    await buyStars(c);
+    await c.sendText("/orders");
+    await c.waitForBotMessage(/Your orders/, 10_000);
+    expect(c.lastBotMessage()?.text).toContain("(1–1 of 1)");
+    expect(c.lastBotMessage()?.text).toContain("delivered");
+    await c.pressButton(/^1\. #/, T);
+    await c.waitFor((msgs) => msgs.filter((m) => m.text?.startsWith("🧾 Order #")).length === 2, 10_000);
+    expect(c.lastBotMessage()?.text).toContain("✅ Delivered.");
+  });
+});
+
+describe("a restart in the middle of a conversation", () => {
+  it("continues where the customer was", async () => {
+    const c = newAppCustomer(h.telegram);
+    await c.sendText("/start");
+    await c.pressButton("⭐ Telegram Stars", T);
+    await c.pressButton("250 ⭐", T);
+    await c.waitForBotMessage(/Who gets it\?/, 10_000);
+    await h.app.stop(2_000);
+    let second: App | undefined;
+    try {
+      second = await startApp(h.env, { engine: { leaseMs: 5_000, idleDelayMs: 20 } });
+      await c.sendText("@after_restart");
+      await c.waitForBotMessage(/Order #/, 10_000);
+      expect(c.lastBotMessage()?.text).toContain("⭐ 250 Telegram Stars");
+      expect(c.lastBotMessage()?.text).toContain("For: @after_restart");
+      await c.pressButton(/^💳 Pay/, T);
+      await c.waitFor((msgs) => msgs.some((m) => m.invoice), 10_000);
+      const id = orderIdOf(c.messages().find((m) => m.invoice)!);
+      expect((await c.payInvoice(T)).ok).toBe(true);
+      await c.waitForBotMessage(DELIVERED, 20_000);
+      expect(h.sandbox.stats(id)).toMatchObject({ creates: 1, charges: 1 });
+    } finally {
+      await second?.stop(2_000);
+    }
+  });
+});

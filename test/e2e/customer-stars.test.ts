@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type AppHarness,
+  DELIVERED,
+  newAppCustomer,
+  orderIdOf,
+  quoteStars,
+  startAppHarness,
+} from "../helpers/app-harness.js";
+
+let h: AppHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe("a customer buying Stars end to end", () => {
+  it("goes from /start to the delivered message, paying an XTR invoice", async () => {
+    h = await startAppHarness();
+    const customer = newAppCustomer(h.telegram);
+    const invoice = await quoteStars(customer);
+    expect(invoice.invoice).toMatchObject({ currency: "XTR" });
+    const id = orderIdOf(invoice);
+    const paid = await customer.payInvoice({ timeoutMs: 10_000 });
+    expect(paid.ok).toBe(true);
+    const final = await customer.waitForBotMessage(DELIVERED, 20_000);
+    expect(final.text).toContain("50 Telegram Stars");
+    expect(final.text).toMatch(/Transaction: \S+/);
+    expect(h.sandbox.stats(id)).toMatchObject({ creates: 1, pays: 1, charges: 1 });
+    // The card (the message that showed the price) is edited as the order moves.
+    const cards = await customer.waitFor(
+      (msgs) =>
+        msgs.some(
+          (m) => m.text?.startsWith(`🧾 Order #${id.slice(0, 8)}`) && m.text.includes("✅ Delivered."),
+        ),
+      10_000,
+    );
+    expect(cards.filter((m) => m.text?.startsWith("🧾 Order #"))).toHaveLength(1);
+  });
+
+  it("speaks Russian to a Russian customer, all the way", async () => {
+    h = await startAppHarness({ DEFAULT_LOCALE: "en" });
+    const customer = h.telegram.user({ id: 620_000_001, username: "pokupatel_1", languageCode: "ru" });
+    await customer.sendText("/start");
+    await customer.pressButton("⭐ Telegram Stars", { timeoutMs: 10_000 });
+    await customer.waitForBotMessage(/Сколько звёзд\?/, 10_000);
+    await customer.sendText("100");
+    await customer.waitForBotMessage(/Кому\?/, 10_000);
+    await customer.sendText("@drug_pokupatelya");
+    await customer.waitForBotMessage(/Заказ #/, 10_000);
+    expect(customer.lastBotMessage()?.text).toContain("⭐ 100 звёзд Telegram");
+    expect(customer.lastBotMessage()?.text).toContain("Кому: @drug_pokupatelya");
+    await customer.pressButton(/^💳 Оплатить/, { timeoutMs: 10_000 });
+    await customer.waitFor((msgs) => msgs.some((m) => m.invoice), 10_000);
+    expect((await customer.payInvoice({ timeoutMs: 10_000 })).ok).toBe(true);
+    const final = await customer.waitForBotMessage(/доставлен/, 20_000);
+    expect(final.text).toContain("Транзакция:");
+  });
+
+  it("never charges twice when Pay is double-tapped and both invoices are paid", async () => {
+    h = await startAppHarness();
+    const customer = newAppCustomer(h.telegram);
+    const invoice = await quoteStars(customer);
+    const id = orderIdOf(invoice);
+    await customer.pressButton(/^💳 Pay/, { timeoutMs: 10_000 });
+    await customer.waitFor((m) => m.filter((x) => x.invoice).length === 2, 10_000);
+    const [first, second] = customer.messages().filter((m) => m.invoice);
+    expect((await customer.payInvoice({ messageId: first!.messageId, timeoutMs: 10_000 })).ok).toBe(true);
+    await customer.waitForBotMessage(DELIVERED, 20_000);
+    const again = await customer.payInvoice({ messageId: second!.messageId, timeoutMs: 10_000 });
+    expect(again.ok).toBe(false);
+    expect(h.sandbox.stats(id)).toMatchObject({ creates: 1, charges: 1 });
+    expect(customer.botMessages().filter((m) => DELIVERED.test(m.text ?? ""))).toHaveLength(1);
+  });
+});
