@@ -47,10 +47,17 @@ export interface StackOptions {
   pollIntervalSeconds?: number;
   extraEnv?: Record<string, string>;
   appendonly?: boolean;
+  /** Arguments of the bot process (default: the built production entry). */
+  botArgs?: string[];
 }
 
-export async function startBotProcess(env: Record<string, string>, httpPort: number): Promise<BotProcess> {
-  const child = spawn(process.execPath, ["dist/main.js"], {
+/** Starts the bot (`node dist/main.js` unless other arguments are given) and waits until it is ready. */
+export async function startBotProcess(
+  env: Record<string, string>,
+  httpPort: number,
+  args: string[] = ["dist/main.js"],
+): Promise<BotProcess> {
+  const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -129,7 +136,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...(opts.webhooks ? { RESELLER_WEBHOOK_SECRET: WEBHOOK_SECRET, PUBLIC_BASE_URL: PUBLIC_BASE } : {}),
     ...opts.extraEnv,
   };
-  const bot = await startBotProcess(env, httpPort);
+  const bot = await startBotProcess(env, httpPort, opts.botArgs);
   const silent = createLogger({ level: "silent" });
   const reseller = createResellerClient({ baseUrl: sandbox.url, apiKey: API_KEY, logger: silent });
   const unused: Notifier = {

@@ -2,6 +2,7 @@ import { pathToFileURL } from "node:url";
 import { Api } from "grammy";
 import { Redis } from "ioredis";
 import { configureApi, createBot, createNotifier, startBot, telegramWebhookHandler } from "./bot/index.js";
+import type { OutgoingLimits } from "./bot/outgoing-limiter.js";
 import { createCatalogService } from "./catalog/service.js";
 import { type Config, ConfigError, createConfig, secretsOf } from "./config.js";
 import { resellerWebhookHandler } from "./http/reseller-webhook.js";
@@ -24,6 +25,8 @@ export interface App {
 export interface AppOptions {
   /** Where log lines go (tests capture them); stdout by default. */
   logDestination?: import("pino").DestinationStream;
+  /** Outgoing Telegram limits (benchmarks lift them to measure the bot's own cost). */
+  outgoingLimits?: Partial<OutgoingLimits>;
   /** Engine tuning for tests and drills. */
   engine?: { leaseMs?: number; idleDelayMs?: number; concurrency?: number };
 }
@@ -54,8 +57,8 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   const catalog = createCatalogService({ client: reseller, ttlSeconds: config.catalogTtlSeconds, logger });
 
   const notifierApi = new Api(config.botToken, { apiRoot: config.telegramApiRoot });
-  configureApi(notifierApi, { redis, config, logger, metrics });
-  const notifier = createNotifier({ api: notifierApi, config, logger });
+  configureApi(notifierApi, { redis, config, logger, metrics, limits: opts.outgoingLimits });
+  const notifier = createNotifier({ api: notifierApi, config, logger, redis });
 
   orders = createOrdersService({
     redis,
@@ -73,7 +76,10 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   });
   const ordersService = orders;
 
-  const bot = createBot({ config, logger, redis, orders: ordersService, catalog, metrics });
+  const bot = createBot(
+    { config, logger, redis, orders: ordersService, catalog, metrics },
+    { limits: opts.outgoingLimits },
+  );
   const http = await startHttpServer({
     host: config.httpHost,
     port: config.httpPort,

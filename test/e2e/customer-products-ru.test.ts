@@ -27,7 +27,7 @@ async function payAndWait(c: ChatUser) {
 }
 
 describe("each product kind in Russian", () => {
-  it("Premium на 6 месяцев", async () => {
+  it("buys Premium for 6 months for themselves", async () => {
     const c = customer();
     await c.sendText("/start");
     await c.pressButton("💎 Telegram Premium", T);
@@ -37,7 +37,7 @@ describe("each product kind in Russian", () => {
     expect(final.text).toContain("💎 Telegram Premium на 6 месяцев");
   });
 
-  it("Подарок", async () => {
+  it("sends a gift to a friend", async () => {
     const c = customer();
     await c.sendText("/start");
     await c.pressButton("🎁 Подарки", T);
@@ -47,7 +47,7 @@ describe("each product kind in Russian", () => {
     expect(final.text).toContain("Кому: @drug_s_podarkom");
   });
 
-  it("Пополнение Steam", async () => {
+  it("tops up Steam with a typed amount", async () => {
     const c = customer();
     await c.sendText("/start");
     await c.pressButton("🎮 Пополнение Steam", T);
@@ -59,7 +59,7 @@ describe("each product kind in Russian", () => {
     expect(final.text?.replace(/\s/g, " ")).toContain("Пополнение Steam на 1 500 ₽");
   });
 
-  it("ИИ-сервис", async () => {
+  it("buys an AI service", async () => {
     const c = customer();
     await c.sendText("/start");
     await c.pressButton("🤖 ИИ-сервисы", T);
@@ -67,7 +67,7 @@ describe("each product kind in Russian", () => {
     await payAndWait(c);
   });
 
-  it("Игра с кодами", async () => {
+  it("buys a game code", async () => {
     const c = customer();
     await c.sendText("/start");
     await c.pressButton("🕹 Игры", T);

@@ -4,7 +4,7 @@ import { startTelegramEmulator, type TelegramEmulator } from "../../../src/sandb
 import type { WebChatSnapshot } from "../../../src/sandbox/telegram/web/api.js";
 import { startPolling, TOKEN } from "./harness.js";
 
-/** A tiny shop bot: an HTML menu, a callback that edits it, a Stars invoice and a payment receipt. */
+/** A tiny shop bot: an HTML menu, a callback that edits it, a Stars invoice, a refund and a receipt. */
 function createTinyBot(apiRoot: string): Bot {
   const bot = new Bot(TOKEN, { client: { apiRoot } });
   bot.command("start", (ctx) =>
@@ -31,11 +31,11 @@ function createTinyBot(apiRoot: string): Bot {
     ]);
   });
   bot.on("pre_checkout_query", (ctx) => ctx.answerPreCheckoutQuery(true));
-  bot.on("message:successful_payment", (ctx) =>
-    ctx.reply(
-      `Paid ${ctx.message.successful_payment.total_amount} ${ctx.message.successful_payment.currency}`,
-    ),
-  );
+  bot.on("message:successful_payment", async (ctx) => {
+    const payment = ctx.message.successful_payment;
+    await ctx.api.refundStarPayment(ctx.from.id, payment.telegram_payment_charge_id);
+    await ctx.reply(`Paid ${payment.total_amount} ${payment.currency}, refunded`);
+  });
   bot.on("message:text", (ctx) => ctx.reply(`echo: ${ctx.message.text}`));
   return bot;
 }
@@ -149,7 +149,7 @@ describe("the emulator's web chat", () => {
     });
   });
 
-  it("pays an invoice with the simulated pre-checkout query and successful payment", async () => {
+  it("pays an invoice with the simulated pre-checkout query and successful payment, and shows the refund", async () => {
     await post("/demo/api/send", { user: 1001, text: "/start" });
     const menu = (await waitForChat(1001, botSaid("Welcome"))).messages[1]!;
     await post("/demo/api/press", { user: 1001, messageId: menu.id, data: "invoice" });
@@ -166,11 +166,11 @@ describe("the emulator's web chat", () => {
 
     const paid = await post("/demo/api/pay", { user: 1001, messageId: invoice.id });
     expect(paid.body).toEqual({ ok: true });
-    const receipt = await waitForChat(1001, botSaid("Paid 50 XTR"));
+    const receipt = await waitForChat(1001, botSaid("Paid 50 XTR, refunded"));
     expect(receipt.messages.find((m) => m.id === invoice.id)?.invoice?.paid).toBe(true);
     expect(receipt.messages.find((m) => m.payment)).toMatchObject({
       from: "user",
-      payment: { currency: "XTR", totalAmount: 50 },
+      payment: { currency: "XTR", totalAmount: 50, refunded: true },
     });
   });
 

@@ -49,8 +49,8 @@ export interface WebChatMessage {
   media?: string;
   /** `paid` once a successful_payment for the invoice's payload is in the chat. */
   invoice?: { title: string; description: string; currency: string; totalAmount: number; paid: boolean };
-  /** A successful_payment service message sent by the user's client. */
-  payment?: { currency: string; totalAmount: number };
+  /** A successful_payment service message sent by the user's client; `refunded` once the bot refunded it. */
+  payment?: { currency: string; totalAmount: number; refunded: boolean };
   /** Inline keyboard rows. */
   keyboard?: WebChatButton[][];
 }
@@ -163,9 +163,12 @@ function toButtons(markup: Record<string, unknown> | undefined): WebChatButton[]
   );
 }
 
-function toWebMessage(m: StoredMessage, paidPayloads: Set<string>): WebChatMessage {
+function toWebMessage(m: StoredMessage, paidPayloads: Set<string>, core: EmulatorCore): WebChatMessage {
   const isHtml = m.parseMode?.toLowerCase() === "html" && m.html !== undefined;
-  const payment = m.successfulPayment as { currency?: unknown; total_amount?: unknown } | undefined;
+  const payment = m.successfulPayment as
+    | { currency?: unknown; total_amount?: unknown; telegram_payment_charge_id?: unknown }
+    | undefined;
+  const charge = core.charges.get(String(payment?.telegram_payment_charge_id));
   const keyboard = toButtons(m.replyMarkup);
   return {
     id: m.messageId,
@@ -188,7 +191,13 @@ function toWebMessage(m: StoredMessage, paidPayloads: Set<string>): WebChatMessa
         }
       : {}),
     ...(payment
-      ? { payment: { currency: String(payment.currency), totalAmount: Number(payment.total_amount) } }
+      ? {
+          payment: {
+            currency: String(payment.currency),
+            totalAmount: Number(payment.total_amount),
+            refunded: charge?.refunded === true,
+          },
+        }
       : {}),
     ...(keyboard ? { keyboard } : {}),
   };
@@ -261,7 +270,7 @@ export function createWebChat(deps: WebChatDeps): WebChat {
       bot: { id: core.botId, username: core.botUsername, firstName: String(bot.first_name) },
       commands: commandsFor(chat),
       replyKeyboard: replyKeyboardOf(chat),
-      messages: chat.messages.filter((m) => !m.deleted).map((m) => toWebMessage(m, paidPayloads)),
+      messages: chat.messages.filter((m) => !m.deleted).map((m) => toWebMessage(m, paidPayloads, core)),
     };
   };
 
@@ -325,7 +334,7 @@ export function createWebChat(deps: WebChatDeps): WebChat {
     return result.ok ? { ok: true } : { ok: false, error: result.error ?? "the bot declined the payment" };
   };
 
-  const events = (req: IncomingMessage, res: ServerResponse, userId: number) => {
+  const events = (res: ServerResponse, userId: number) => {
     const chat = chatOf(userId);
     res.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
@@ -353,7 +362,7 @@ export function createWebChat(deps: WebChatDeps): WebChat {
       if (!res.writableEnded) res.end();
     };
     streams.add(stop);
-    req.on("close", stop);
+    res.on("close", stop);
     push();
   };
 
@@ -379,7 +388,7 @@ export function createWebChat(deps: WebChatDeps): WebChat {
       }
       const userId = positiveId(url.searchParams.get("user") ?? undefined, "user");
       if (route === "events") {
-        events(req, res, userId);
+        events(res, userId);
         return;
       }
       json(res, 200, snapshot(chatOf(userId, optionalLanguage(url.searchParams.get("lang") ?? undefined))));

@@ -147,7 +147,7 @@ const SCRIPT = String.raw`
     en: {
       customer: "Customer", operator: "Operator", language: "Language", bot: "bot", connecting: "connecting\u2026",
       offline: "emulator not reachable \u2014 retrying\u2026", message: "Message", send: "Send", start: "START",
-      menu: "Menu", edited: "edited", invoice: "Invoice", paid: "You paid", paidButton: "\u2713 Paid", payFailed: "Payment failed: ",
+      menu: "Menu", edited: "edited", invoice: "Invoice", paid: "You paid", paidButton: "\u2713 Paid", refunded: "refunded", payFailed: "Payment failed: ",
       noAnswer: "The bot did not answer the button press.", empty: "Press START to talk to the shop bot.",
       banner: "Offline demo: Telegram, the reseller and payments are simulated on this computer. Nothing real is charged.",
       error: "Error: "
@@ -160,6 +160,7 @@ const SCRIPT = String.raw`
       start: "\u0417\u0410\u041f\u0423\u0421\u0422\u0418\u0422\u042c", menu: "\u041c\u0435\u043d\u044e",
       edited: "\u0438\u0437\u043c\u0435\u043d\u0435\u043d\u043e", invoice: "\u0421\u0447\u0451\u0442",
       paid: "\u0412\u044b \u043e\u043f\u043b\u0430\u0442\u0438\u043b\u0438", paidButton: "\u2713 \u041e\u043f\u043b\u0430\u0447\u0435\u043d\u043e",
+      refunded: "\u0432\u043e\u0437\u0432\u0440\u0430\u0449\u0435\u043d\u043e",
       payFailed: "\u041e\u043f\u043b\u0430\u0442\u0430 \u043d\u0435 \u043f\u0440\u043e\u0448\u043b\u0430: ",
       noAnswer: "\u0411\u043e\u0442 \u043d\u0435 \u043e\u0442\u0432\u0435\u0442\u0438\u043b \u043d\u0430 \u043d\u0430\u0436\u0430\u0442\u0438\u0435 \u043a\u043d\u043e\u043f\u043a\u0438.",
       empty: "\u041d\u0430\u0436\u043c\u0438\u0442\u0435 \u00ab\u0417\u0410\u041f\u0423\u0421\u0422\u0418\u0422\u042c\u00bb, \u0447\u0442\u043e\u0431\u044b \u043f\u043e\u0433\u043e\u0432\u043e\u0440\u0438\u0442\u044c \u0441 \u0431\u043e\u0442\u043e\u043c \u043c\u0430\u0433\u0430\u0437\u0438\u043d\u0430.",
@@ -262,11 +263,28 @@ const SCRIPT = String.raw`
     return node;
   }
 
-  function appendSanitized(from, into) {
+  /** Text with /commands made clickable, as Telegram does in bot messages. */
+  function appendText(text, into, commands) {
+    var re = /(^|[\s(])(\/[A-Za-z0-9_]{1,32})(?=$|[\s.,!?;:)])/g;
+    var last = 0, match;
+    while (commands && (match = re.exec(text)) !== null) {
+      var start = match.index + match[1].length;
+      if (start > last) into.appendChild(document.createTextNode(text.slice(last, start)));
+      var command = match[2];
+      var link = el("a", "command", command);
+      link.href = "#";
+      link.addEventListener("click", function (e) { e.preventDefault(); sendText(this.textContent); });
+      into.appendChild(link);
+      last = start + command.length;
+    }
+    if (last < text.length) into.appendChild(document.createTextNode(text.slice(last)));
+  }
+
+  function appendSanitized(from, into, commands) {
     var nodes = from.childNodes;
     for (var i = 0; i < nodes.length; i++) {
       var node = nodes[i];
-      if (node.nodeType === 3) { into.appendChild(document.createTextNode(node.nodeValue)); continue; }
+      if (node.nodeType === 3) { appendText(node.nodeValue, into, commands); continue; }
       if (node.nodeType !== 1) continue;
       var tag = node.nodeName.toLowerCase();
       var out = null;
@@ -278,14 +296,15 @@ const SCRIPT = String.raw`
       } else if (tag === "tg-spoiler" || (tag === "span" && node.getAttribute("class") === "tg-spoiler")) {
         out = spoiler(document.createElement("span"));
       }
-      if (out) { appendSanitized(node, out); into.appendChild(out); }
-      else appendSanitized(node, into);
+      var inner = commands && tag !== "a" && tag !== "code" && tag !== "pre";
+      if (out) { appendSanitized(node, out, inner); into.appendChild(out); }
+      else appendSanitized(node, into, commands);
     }
   }
 
   function renderHtml(html, into) {
     var doc = new DOMParser().parseFromString("<!doctype html><body>" + html, "text/html");
-    appendSanitized(doc.body, into);
+    appendSanitized(doc.body, into, true);
   }
 
   var ENTITY_TAGS = { bold: "b", italic: "i", underline: "u", strikethrough: "s", code: "code", pre: "pre", blockquote: "blockquote", expandable_blockquote: "blockquote" };
@@ -330,7 +349,8 @@ const SCRIPT = String.raw`
     row.dataset.messageId = String(m.id);
     row.dataset.from = m.from;
     if (m.payment) {
-      row.appendChild(el("div", "pill", t("paid") + " " + amount(m.payment.currency, m.payment.totalAmount)));
+      var note = m.payment.refunded ? " \u00b7 " + t("refunded") : "";
+      row.appendChild(el("div", "pill", t("paid") + " " + amount(m.payment.currency, m.payment.totalAmount) + note));
       return row;
     }
     var bubble = el("div", "bubble" + (m.invoice ? " invoice" : ""));
@@ -344,7 +364,7 @@ const SCRIPT = String.raw`
       if (m.media) body.appendChild(el("span", "media", "[" + m.media + "]"));
       if (m.html !== undefined) renderHtml(m.html, body);
       else if (m.text !== undefined && m.entities) renderEntities(m.text, m.entities, body);
-      else if (m.text !== undefined) body.appendChild(document.createTextNode(m.text));
+      else if (m.text !== undefined) appendText(m.text, body, m.from === "bot");
       bubble.appendChild(body);
     }
     var meta = el("span", "meta", (m.edited ? t("edited") + " " : "") + clock(m.date));
@@ -556,6 +576,10 @@ const SCRIPT = String.raw`
       if (!box.hidden) renderCommands();
     });
     $("alert-ok").addEventListener("click", function () { $("alert").hidden = true; });
+    document.addEventListener("click", function (e) {
+      var box = $("commands");
+      if (!box.hidden && !box.contains(e.target) && e.target !== $("menu-button")) box.hidden = true;
+    });
     document.addEventListener("keydown", function (e) {
       if (e.key === "Escape") { $("alert").hidden = true; $("commands").hidden = true; }
     });
