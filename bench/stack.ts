@@ -49,6 +49,13 @@ export interface StackOptions {
   appendonly?: boolean;
   /** Arguments of the bot process (default: the built production entry). */
   botArgs?: string[];
+  /** Receives everything the bot process writes (stdout and stderr), e.g. for a log scan. */
+  onBotOutput?: (chunk: string) => void;
+}
+
+export interface BotProcessOptions {
+  /** Receives everything the process writes (stdout and stderr), unabridged, from its start. */
+  onOutput?: (chunk: string) => void;
 }
 
 /** Starts the bot (`node dist/main.js` unless other arguments are given) and waits until it is ready. */
@@ -56,6 +63,7 @@ export async function startBotProcess(
   env: Record<string, string>,
   httpPort: number,
   args: string[] = ["dist/main.js"],
+  opts: BotProcessOptions = {},
 ): Promise<BotProcess> {
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? "", ...env },
@@ -63,7 +71,9 @@ export async function startBotProcess(
   });
   const logs: string[] = [];
   const keep = (chunk: Buffer) => {
-    logs.push(chunk.toString());
+    const text = chunk.toString();
+    opts.onOutput?.(text);
+    logs.push(text);
     if (logs.length > 5000) logs.splice(0, 1000);
   };
   child.stdout?.on("data", keep);
@@ -136,7 +146,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...(opts.webhooks ? { RESELLER_WEBHOOK_SECRET: WEBHOOK_SECRET, PUBLIC_BASE_URL: PUBLIC_BASE } : {}),
     ...opts.extraEnv,
   };
-  const bot = await startBotProcess(env, httpPort, opts.botArgs);
+  const bot = await startBotProcess(env, httpPort, opts.botArgs, { onOutput: opts.onBotOutput });
   const silent = createLogger({ level: "silent" });
   const reseller = createResellerClient({ baseUrl: sandbox.url, apiKey: API_KEY, logger: silent });
   const unused: Notifier = {

@@ -249,16 +249,3 @@ error-generic = 😔 Something went wrong. Please try again — you are still wh
 button-outdated = This button is no longer active.
 unhandled-hint = I did not understand that. Send /start to see what you can buy.
 rate-limited = Too many messages at once. Please wait a few seconds.
-
-## Operator alerts
-
-alert-delivery_failed = 🚨 <b>Delivery failed</b>
-alert-pay_rejected = 🚨 <b>The reseller refused to charge a paid order</b>
-alert-low_balance = ⚠️ <b>Low reseller balance</b>
-alert-stuck = ⚠️ <b>Order stuck in delivery</b>
-alert-refund_needed = 💸 <b>Refund needed</b>
-alert-reseller_auth = 🔑 <b>The reseller rejected the API key</b>
-alert-duplicate_payment = ⚠️ <b>Second payment for one order</b>
-alert-order = Order <code>{ $id }</code>: { $item }
-alert-order-id = Order <code>{ $id }</code>
-alert-customer = Customer: { $userId } ({ $username })

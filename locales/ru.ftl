@@ -254,16 +254,3 @@ error-generic = 😔 Что-то пошло не так. Попробуйте е
 button-outdated = Эта кнопка уже не работает.
 unhandled-hint = Я не понял. Отправьте /start, чтобы увидеть, что можно купить.
 rate-limited = Слишком много сообщений сразу. Подождите несколько секунд.
-
-## Operator alerts
-
-alert-delivery_failed = 🚨 <b>Доставка не удалась</b>
-alert-pay_rejected = 🚨 <b>Поставщик отказался списать оплаченный заказ</b>
-alert-low_balance = ⚠️ <b>Низкий баланс у поставщика</b>
-alert-stuck = ⚠️ <b>Заказ завис в доставке</b>
-alert-refund_needed = 💸 <b>Нужен возврат</b>
-alert-reseller_auth = 🔑 <b>Поставщик не принял API-ключ</b>
-alert-duplicate_payment = ⚠️ <b>Второй платёж за один заказ</b>
-alert-order = Заказ <code>{ $id }</code>: { $item }
-alert-order-id = Заказ <code>{ $id }</code>
-alert-customer = Покупатель: { $userId } ({ $username })

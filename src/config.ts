@@ -18,10 +18,7 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 
-const requiredString = z
-  .string({ error: "is required" })
-  .trim()
-  .min(1, { error: "is required" });
+const requiredString = z.string({ error: "is required" }).trim().min(1, { error: "is required" });
 
 const url = (protocols: string[]) =>
   z
@@ -38,8 +35,7 @@ const url = (protocols: string[]) =>
       { error: `must be a URL (${protocols.map((p) => p.replace(":", "")).join(" or ")})` },
     );
 
-const optionalUrl = (protocols: string[]) =>
-  optionalString.pipe(z.union([z.undefined(), url(protocols)]));
+const optionalUrl = (protocols: string[]) => optionalString.pipe(z.union([z.undefined(), url(protocols)]));
 
 const number = (def: number, opts: { min?: number; max?: number; int?: boolean } = {}) =>
   optionalString.transform((v, ctx) => {
@@ -73,7 +69,10 @@ const idList = (label: string) =>
       .filter(Boolean);
     const bad = parts.filter((p) => !/^-?\d{1,20}$/.test(p));
     if (bad.length > 0) {
-      ctx.addIssue({ code: "custom", message: `${label} must be integers, not ${bad.map((b) => `"${b}"`).join(", ")}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `${label} must be integers, not ${bad.map((b) => `"${b}"`).join(", ")}`,
+      });
       return z.NEVER;
     }
     return parts.map(Number);
@@ -117,7 +116,9 @@ const envSchema = z
     HTTP_PORT: number(8080, { int: true, min: 0, max: 65535 }),
     REDIS_URL: optionalUrl(["redis:", "rediss:"]).transform((v) => v ?? "redis://127.0.0.1:6379"),
     REDIS_PREFIX: optionalString.transform((v) => v ?? "shopbot:"),
-    OPERATOR_IDS: idList("operator ids").refine((ids) => ids.length > 0, { error: "is required (comma-separated Telegram user ids)" }),
+    OPERATOR_IDS: idList("operator ids").refine((ids) => ids.length > 0, {
+      error: "is required (comma-separated Telegram user ids)",
+    }),
     CHECKOUT: enumOf(CHECKOUT_MODES, "stars"),
     PAYMENT_PROVIDER_TOKEN: optionalString,
     STAR_PRICE_RUB: number(1.5, { min: 0.01 }),
@@ -152,26 +153,33 @@ const envSchema = z
     SUPPORT_CONTACT: optionalString,
     LOG_LEVEL: enumOf(LOG_LEVELS, "info"),
   })
-  .superRefine((env, ctx) => {
-    if (env.BOT_MODE === "webhook") {
-      if (!env.BOT_WEBHOOK_URL)
-        ctx.addIssue({ code: "custom", path: ["BOT_WEBHOOK_URL"], message: "is required when BOT_MODE=webhook" });
-      if (!env.BOT_WEBHOOK_SECRET)
+  .superRefine(
+    (env, ctx) => {
+      if (env.BOT_MODE === "webhook") {
+        if (!env.BOT_WEBHOOK_URL)
+          ctx.addIssue({
+            code: "custom",
+            path: ["BOT_WEBHOOK_URL"],
+            message: "is required when BOT_MODE=webhook",
+          });
+        if (!env.BOT_WEBHOOK_SECRET)
+          ctx.addIssue({
+            code: "custom",
+            path: ["BOT_WEBHOOK_SECRET"],
+            message: "is required when BOT_MODE=webhook",
+          });
+      }
+      if (env.CHECKOUT === "invoice" && !env.PAYMENT_PROVIDER_TOKEN) {
         ctx.addIssue({
           code: "custom",
-          path: ["BOT_WEBHOOK_SECRET"],
-          message: "is required when BOT_MODE=webhook",
+          path: ["PAYMENT_PROVIDER_TOKEN"],
+          message: "is required when CHECKOUT=invoice",
         });
-    }
-    if (env.CHECKOUT === "invoice" && !env.PAYMENT_PROVIDER_TOKEN) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["PAYMENT_PROVIDER_TOKEN"],
-        message: "is required when CHECKOUT=invoice",
-      });
-    }
-    // `when`: these rules run even when single variables are bad, so one message names every problem.
-  }, { when: () => true });
+      }
+      // `when`: these rules run even when single variables are bad, so one message names every problem.
+    },
+    { when: () => true },
+  );
 
 export interface Config {
   botToken: string;
@@ -211,9 +219,7 @@ export const ENV_VARIABLES = Object.keys(envSchema.shape) as (keyof typeof envSc
 
 export class ConfigError extends Error {
   constructor(readonly problems: { variable: string; message: string }[]) {
-    super(
-      `Invalid configuration:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join("\n")}`,
-    );
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join("\n")}`);
     this.name = "ConfigError";
   }
 }
@@ -225,7 +231,8 @@ export function createConfig(env: Record<string, string | undefined>): Config {
     const seen = new Map<string, string[]>();
     for (const issue of parsed.error.issues) {
       const variable = String(issue.path[0] ?? "environment");
-      const message = issue.code === "invalid_type" && env[variable] === undefined ? "is required" : issue.message;
+      const message =
+        issue.code === "invalid_type" && env[variable] === undefined ? "is required" : issue.message;
       const list = seen.get(variable) ?? [];
       if (!list.includes(message)) list.push(message);
       seen.set(variable, list);

@@ -77,7 +77,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   const ordersService = orders;
 
   const bot = createBot(
-    { config, logger, redis, orders: ordersService, catalog, metrics },
+    { config, logger, redis, orders: ordersService, reseller, catalog, metrics },
     { limits: opts.outgoingLimits },
   );
   const http = await startHttpServer({

@@ -3,6 +3,10 @@
 # The language of this file, used to format numbers in alerts.
 op-locale = en
 
+# /order in the operators' command menu (add "order" to OPERATOR_COMMANDS in src/bot/commands.ts).
+cmd-op-order = order
+    .description = Operator: one order by its id or #reference
+
 ## Shared words
 op-btn-open = 🔎 Open order
 op-btn-refresh = 🔄 Refresh
@@ -87,6 +91,7 @@ op-card-charged = Deposit charged: { $charged }
 op-card-price = Customer price: { $price }
 op-card-margin = Margin: <b>{ $margin }</b>
 op-card-payment = Payment: { $currency } { $amount }
+op-card-payment-none = Payment: none (direct checkout, the customer was not charged in the bot)
 op-card-charge-telegram = Telegram charge id: <code>{ $id }</code>
 op-card-charge-provider = Provider charge id: <code>{ $id }</code>
 op-card-extra-charge = Second payment: { $amount } · <code>{ $id }</code> · refund { $refund }

@@ -3,6 +3,10 @@
 # Язык этого файла: по нему форматируются числа в оповещениях.
 op-locale = ru
 
+# /order в меню команд оператора (добавьте "order" в OPERATOR_COMMANDS в src/bot/commands.ts).
+cmd-op-order = order
+    .description = Оператор: заказ по id или #номеру
+
 ## Общие слова
 op-btn-open = 🔎 Открыть заказ
 op-btn-refresh = 🔄 Обновить
@@ -87,6 +91,7 @@ op-card-charged = Списано с депозита: { $charged }
 op-card-price = Цена для покупателя: { $price }
 op-card-margin = Маржа: <b>{ $margin }</b>
 op-card-payment = Оплата: { $currency } { $amount }
+op-card-payment-none = Оплата: нет (прямое оформление, в боте с покупателя ничего не списано)
 op-card-charge-telegram = Telegram charge id: <code>{ $id }</code>
 op-card-charge-provider = Provider charge id: <code>{ $id }</code>
 op-card-extra-charge = Повторный платёж: { $amount } · <code>{ $id }</code> · возврат { $refund }

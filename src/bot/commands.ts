@@ -8,7 +8,7 @@ import type { BotContext } from "./context.js";
 
 export const CUSTOMER_COMMANDS = ["start", "orders", "language", "cancel", "help", "paysupport"] as const;
 /** Implemented by the operator feature; listed only in operators' chats. */
-export const OPERATOR_COMMANDS = ["balance", "orders", "stats"] as const;
+export const OPERATOR_COMMANDS = ["balance", "orders", "order", "stats"] as const;
 
 export function commandList(i18n: I18n<BotContext>, locale: Locale, operator: boolean): BotCommand[] {
   const list: BotCommand[] = CUSTOMER_COMMANDS.map((c) => ({

@@ -8,6 +8,7 @@ import type { Config, Locale } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { OrdersApi } from "../orders/types.js";
+import type { ResellerClient } from "../reseller/types.js";
 
 /** What the bot needs from the rest of the application (built by src/main.ts). */
 export interface BotDeps {
@@ -15,6 +16,8 @@ export interface BotDeps {
   logger: Logger;
   redis: Redis;
   orders: OrdersApi;
+  /** The operators' /balance reads the deposit with it. */
+  reseller: Pick<ResellerClient, "balance">;
   catalog: CatalogService;
   /** Prometheus metrics (Telegram 429s are counted) when the application has them. */
   metrics?: Metrics;

@@ -11,6 +11,7 @@ import type { Redis } from "ioredis";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import { OrderStore } from "../orders/store.js";
 import { registerCommands } from "./commands.js";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.js";
 import { createGameFlow, GAME_FLOW } from "./conversations/game.js";
@@ -24,6 +25,7 @@ import { cancelFeature } from "./features/cancel.js";
 import { helpFeature } from "./features/help.js";
 import { languageFeature } from "./features/language.js";
 import { myOrdersFeature } from "./features/my-orders.js";
+import { createOperatorFeature } from "./features/operator.js";
 import { paymentsFeature } from "./features/payments.js";
 import { startFeature } from "./features/start.js";
 import { unhandledFeature } from "./features/unhandled.js";
@@ -188,6 +190,15 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     await next();
   });
   guarded.use(leaveFlows);
+  guarded.use(
+    createOperatorFeature({
+      config,
+      logger,
+      orders: deps.orders,
+      reseller: deps.reseller,
+      store: new OrderStore(redis, config.redisPrefix),
+    }),
+  );
 
   const flows = [
     [STARS_FLOW, createStarsFlow(flowDeps)],

@@ -9,6 +9,7 @@ import { renderCard, shortId } from "./format/card.js";
 import { renderFinal } from "./format/final.js";
 import { escapeHtml } from "./format/html.js";
 import { describeItem } from "./format/item.js";
+import { renderAlert } from "./format/operator-alerts.js";
 import { createI18n, isLocale, translator } from "./i18n.js";
 
 const NOT_MODIFIED = /message is not modified/i;
@@ -17,30 +18,6 @@ const UNREACHABLE = /chat not found|bot was blocked|user is deactivated|bot can'
 
 function describe(err: unknown): string {
   return err instanceof GrammyError ? err.description : err instanceof Error ? err.message : String(err);
-}
-
-/** An alert line with its details, HTML-escaped (details may carry reseller text). */
-export function renderAlert(
-  alert: OperatorAlert,
-  order: Order | undefined,
-  t: Translate,
-  locale: Locale,
-): string {
-  const lines = [t(`alert-${alert.kind}`)];
-  if (order) {
-    lines.push(t("alert-order", { id: escapeHtml(order.id), item: describeItem(order.item, t, locale) }));
-    lines.push(
-      t("alert-customer", {
-        userId: String(order.customer.userId),
-        username: order.customer.username ? `@${escapeHtml(order.customer.username)}` : "—",
-      }),
-    );
-  } else if (alert.orderId) {
-    lines.push(t("alert-order-id", { id: escapeHtml(alert.orderId) }));
-  }
-  for (const [k, v] of Object.entries(alert.details))
-    lines.push(`• ${escapeHtml(k)}: ${escapeHtml(v ?? "—")}`);
-  return lines.join("\n");
 }
 
 /**
@@ -112,9 +89,13 @@ export function createNotifier(deps: { api: Api; config: Config; logger: Logger;
       await Promise.all(
         config.operatorIds.map(async (operatorId) => {
           const locale = await operatorLocale(operatorId);
-          const text = renderAlert(alert, order, translator(i18n, locale), locale);
+          const { text, reply_markup } = renderAlert(alert, order, translator(i18n, locale), locale);
           try {
-            await api.sendMessage(operatorId, text, { parse_mode: "HTML" });
+            await api.sendMessage(operatorId, text, {
+              parse_mode: "HTML",
+              reply_markup,
+              link_preview_options: { is_disabled: true },
+            });
           } catch (err) {
             if (UNREACHABLE.test(describe(err))) {
               logger.warn(

@@ -330,7 +330,9 @@ async function runFromCommandLine(): Promise<void> {
     console.log(`\nStopping the demo (${signal})…`);
     demo.stop().then(
       () => {
-        console.log("Demo stopped: the bot, the emulators and Redis are down and the temporary data is removed.");
+        console.log(
+          "Demo stopped: the bot, the emulators and Redis are down and the temporary data is removed.",
+        );
         process.exit(0);
       },
       (error: unknown) => {

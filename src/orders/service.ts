@@ -586,24 +586,40 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
 
   let running = false;
   let wake: (() => void) | undefined;
-  const inFlight = new Map<string, { lease: number; done: Promise<void> }>();
+  const inFlight = new Map<string, { held: { lease: number }; done: Promise<void> }>();
   let loopDone: Promise<void> = Promise.resolve();
 
   function kickWorker(): void {
     wake?.();
   }
 
-  async function handle(member: string, lease: number): Promise<void> {
+  async function handle(member: string, held: { lease: number }): Promise<void> {
     const type = member.split(":")[0] ?? "";
+    // A job can outlast its lease (a slow reseller, Telegram's limits): keep extending it while it
+    // runs so no other worker starts it a second time. Only a dead process stops renewing.
+    const renewal = setInterval(
+      () => {
+        const next = now() + leaseMs;
+        store.renew(member, held.lease, next).then(
+          (ok) => {
+            if (ok) held.lease = next;
+          },
+          () => {},
+        );
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
     try {
       const result = await runJob(member);
-      await store.finish(member, lease, result instanceof Retry ? result.at : undefined);
+      clearInterval(renewal);
+      await store.finish(member, held.lease, result instanceof Retry ? result.at : undefined);
       hooks.onJob?.(type, result instanceof Retry ? "retry" : "done");
     } catch (err) {
+      clearInterval(renewal);
       hooks.onJob?.(type, "error");
       log.error({ err, job: member }, "job failed; will retry");
       const retryAt = now() + Math.min(MAX_POLL_MS, 2000);
-      await store.finish(member, lease, retryAt).catch(() => {});
+      await store.finish(member, held.lease, retryAt).catch(() => {});
     }
   }
 
@@ -623,11 +639,17 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
         }
       }
       for (const { member, lease } of claimed) {
-        const done = handle(member, lease).finally(() => {
+        if (inFlight.has(member)) {
+          // Re-scheduled while it runs here (new work for the same job): run it again afterwards.
+          await store.finish(member, lease, now() + idleDelayMs).catch(() => {});
+          continue;
+        }
+        const held = { lease };
+        const done = handle(member, held).finally(() => {
           inFlight.delete(member);
           kickWorker();
         });
-        inFlight.set(member, { lease, done });
+        inFlight.set(member, { held, done });
       }
       if (claimed.length === 0 || inFlight.size >= concurrency) {
         await new Promise<void>((resolve) => {
@@ -661,7 +683,7 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
     await Promise.race([Promise.allSettled(pending), new Promise((r) => setTimeout(r, timeoutMs))]);
     // Whatever is still running is handed back now rather than after its lease runs out.
     await Promise.allSettled(
-      [...inFlight.entries()].map(([member, { lease }]) => store.finish(member, lease, now())),
+      [...inFlight.entries()].map(([member, { held }]) => store.finish(member, held.lease, now())),
     );
     log.info("orders engine stopped");
   }

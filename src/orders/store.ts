@@ -61,6 +61,14 @@ end
 return 1
 `;
 
+/** Extends a claimed job's lease, unless it was rescheduled or taken over since. */
+const RENEW_SCRIPT = `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+return 1
+`;
+
 /** Schedules a job only while the order is in one of the given states. */
 const KICK_SCRIPT = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -92,6 +100,7 @@ export class OrderStore {
   private readonly claimSha: Promise<string>;
   private readonly finishSha: Promise<string>;
   private readonly kickSha: Promise<string>;
+  private readonly renewSha: Promise<string>;
 
   constructor(
     readonly redis: Redis,
@@ -101,8 +110,10 @@ export class OrderStore {
     this.claimSha = this.load(CLAIM_SCRIPT);
     this.finishSha = this.load(FINISH_SCRIPT);
     this.kickSha = this.load(KICK_SCRIPT);
+    this.renewSha = this.load(RENEW_SCRIPT);
     // Avoid unhandled rejections while Redis is down at construction; the call sites reload.
-    for (const p of [this.casSha, this.claimSha, this.finishSha, this.kickSha]) p.catch(() => {});
+    for (const p of [this.casSha, this.claimSha, this.finishSha, this.kickSha, this.renewSha])
+      p.catch(() => {});
   }
 
   private load(script: string): Promise<string> {
@@ -272,6 +283,12 @@ export class OrderStore {
       [this.jobsKey],
       [member, lease, rescheduleAt === undefined ? "" : rescheduleAt],
     );
+    return res === 1;
+  }
+
+  /** Moves a running job's lease from `lease` to `newLease`; false when it is no longer ours to extend. */
+  async renew(member: string, lease: number, newLease: number): Promise<boolean> {
+    const res = await this.run(this.renewSha, RENEW_SCRIPT, [this.jobsKey], [member, lease, newLease]);
     return res === 1;
   }
 

@@ -107,8 +107,10 @@ describe("the notifier", () => {
     const sends = tg.of("sendMessage");
     expect(sends).toHaveLength(2);
     const toSecond = sends.find((s) => s.payload.chat_id === 7002)!;
-    expect(toSecond.payload.text).toContain("🚨 <b>Delivery failed</b>");
-    expect(toSecond.payload.text).toContain("• reason: &lt;boom&gt;");
-    expect(toSecond.payload.text).toContain("Customer: 5001 (—)");
+    expect(toSecond.payload.text).toContain("<b>Delivery failed.</b>");
+    expect(toSecond.payload.text).toContain("Reason: <i>&lt;boom&gt;</i>");
+    expect(toSecond.payload.text).toContain("id <code>5001</code>");
+    // Each alert opens the order's detail card.
+    expect(JSON.stringify(toSecond.payload.reply_markup)).toContain(`op:o:`);
   });
 });

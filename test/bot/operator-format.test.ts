@@ -167,6 +167,16 @@ describe("operator order card", () => {
     expect(allData(buttonsOf(confirm.reply_markup))).toEqual([`op:y:${owed.id}`, `op:c:${owed.id}`]);
   });
 
+  it("says so when the customer paid nothing in the bot (direct checkout)", () => {
+    const text = renderOrderCard(
+      order({ currency: "NONE", amount: undefined, telegramChargeId: undefined }),
+      en,
+      "en",
+    ).text;
+    expect(text).toContain("Payment: none (direct checkout");
+    expect(text).not.toContain("charge id");
+  });
+
   it("shows why pay was refused and the deposit at that moment", () => {
     const text = renderOrderCard(
       order({

@@ -96,7 +96,14 @@ export class OperatorBot {
     });
     const reseller = opts.reseller ?? h.client;
     // Everything BotDeps names (the catalog is not used by these features).
-    const botDeps = { config, logger: h.logger, redis: h.redis, orders, reseller, catalog: undefined as never };
+    const botDeps = {
+      config,
+      logger: h.logger,
+      redis: h.redis,
+      orders,
+      reseller,
+      catalog: undefined as never,
+    };
     bot.use((ctx, next) => {
       ctx.deps = botDeps;
       ctx.logger = h.logger;

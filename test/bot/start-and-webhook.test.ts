@@ -6,7 +6,7 @@ import { createBot, startBot, telegramWebhookHandler } from "../../src/bot/index
 import { type Config, createConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { testRedisUrl, uniquePrefix } from "../helpers/redis.js";
-import { FakeOrders, fakeCatalog } from "./helpers/fakes.js";
+import { FakeOrders, fakeCatalog, fakeReseller } from "./helpers/fakes.js";
 import { BOT_INFO, TelegramRecorder } from "./helpers/telegram-recorder.js";
 import { ALICE, textUpdate } from "./helpers/updates.js";
 
@@ -32,7 +32,7 @@ async function setup(env: Record<string, string>) {
   const redis = new Redis(config.redisUrl);
   cleanups.push(() => redis.quit());
   const bot = createBot(
-    { config, logger, redis, orders: new FakeOrders(), catalog: fakeCatalog() },
+    { config, logger, redis, orders: new FakeOrders(), catalog: fakeCatalog(), reseller: fakeReseller },
     { botInfo: BOT_INFO },
   );
   return { tg, config, bot };

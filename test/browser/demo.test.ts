@@ -209,7 +209,8 @@ describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
 
       await say("/orders");
       const orders = await botMessage(orderId);
-      expect(await text(orders)).toMatch(/50/);
+      expect(await text(orders)).toMatch(/Stars ×50 → @demo_customer/);
+      expect(await text(orders)).toMatch(/delivered/);
 
       await say("/balance");
       const balance = await botMessage(/\d[\d\s,.]*\s*(₽|RUB)|(₽|RUB)\s*\d/);

@@ -33,7 +33,9 @@ function createBot(apiRoot: string): Bot {
         { type: "text_link", offset: 11, length: 4, url: "javascript:window.pwned=3" },
       ],
     });
+    await ctx.reply("Send /help for help, <code>/notalink</code>.", { parse_mode: "HTML" });
   });
+  bot.command("help", (ctx) => ctx.reply("Help is here"));
   bot.callbackQuery("edit", async (ctx) => {
     await ctx.answerCallbackQuery({ text: "Editing" });
     await ctx.editMessageText("<b>edited</b> text", { parse_mode: "HTML" });
@@ -107,6 +109,13 @@ describe.skipIf(!chromiumPresent)("the web chat page in a browser", () => {
     await edited.locator("b", { hasText: "edited" }).waitFor();
     expect(await edited.textContent()).toMatch(/edited text/);
     expect(await edited.locator("button").count()).toBe(0);
-    expect(await page.locator(".row.bot").count()).toBe(2);
+    expect(await page.locator(".row.bot").count()).toBe(3);
+  });
+
+  it("turns /commands in bot text into links that send them, except inside code", async () => {
+    await page.locator(".row.bot a.command", { hasText: "/help" }).first().click();
+    await page.locator(".row.bot", { hasText: "Help is here" }).waitFor();
+    expect(await page.locator(".row.user", { hasText: "/help" }).count()).toBe(1);
+    expect(await page.locator("a.command", { hasText: "/notalink" }).count()).toBe(0);
   });
 });

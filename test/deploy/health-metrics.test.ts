@@ -73,7 +73,8 @@ describe("health, readiness and metrics of the running app", () => {
     h = await startAppHarness();
     const customers = [newAppCustomer(h.telegram), newAppCustomer(h.telegram)];
     await Promise.all(customers.map((c) => buyStars(c)));
-    for (const c of customers) expect(c.botMessages().filter((m) => DELIVERED.test(m.text ?? ""))).toHaveLength(1);
+    for (const c of customers)
+      expect(c.botMessages().filter((m) => DELIVERED.test(m.text ?? ""))).toHaveLength(1);
 
     // The final-message job is counted just after the message is sent: wait for both.
     const url = `${h.app.http.url}/metrics`;

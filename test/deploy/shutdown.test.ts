@@ -59,7 +59,9 @@ describe("stopping the bot process with a signal", () => {
     backends.sandbox.fail(PAY, "hang", Number.POSITIVE_INFINITY);
     const paid = await customer.payInvoice({ timeoutMs: 10_000 });
     expect(paid.ok).toBe(true);
-    await until("the pay call", () => backends.sandbox.requests().some((r) => `${r.method} ${r.path}` === PAY));
+    await until("the pay call", () =>
+      backends.sandbox.requests().some((r) => `${r.method} ${r.path}` === PAY),
+    );
     expect((await store.get(orderId))?.state).toBe("paid");
     await new Promise((r) => setTimeout(r, 1_000));
 
@@ -91,7 +93,9 @@ describe("stopping the bot process with a signal", () => {
     await quoteStars(customer);
     backends.sandbox.fail(PAY, "hang", Number.POSITIVE_INFINITY);
     expect((await customer.payInvoice({ timeoutMs: 10_000 })).ok).toBe(true);
-    await until("the pay call", () => backends.sandbox.requests().some((r) => `${r.method} ${r.path}` === PAY));
+    await until("the pay call", () =>
+      backends.sandbox.requests().some((r) => `${r.method} ${r.path}` === PAY),
+    );
 
     app.child.kill("SIGTERM");
     await app.waitForOutput('"msg":"shutting down"');

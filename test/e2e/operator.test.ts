@@ -35,7 +35,10 @@ function newCustomer(h: AppHarness): { user: ChatUser; customer: Customer } {
   userSeq += 1;
   const user = h.telegram.user({ id: userSeq, username: `client_${userSeq}`, languageCode: "en" });
   user.startChat();
-  return { user, customer: { userId: userSeq, chatId: userSeq, username: `client_${userSeq}`, locale: "en" } };
+  return {
+    user,
+    customer: { userId: userSeq, chatId: userSeq, username: `client_${userSeq}`, locale: "en" },
+  };
 }
 
 async function quote(h: AppHarness, item: OrderItem, customer = newCustomer(h).customer): Promise<Order> {
@@ -77,8 +80,9 @@ async function until(h: AppHarness, id: string, check: (o: Order) => boolean, la
 }
 
 function buttonsOf(m: ChatMessage | undefined): { text: string; data: string }[] {
-  const kb = (m?.replyMarkup as { inline_keyboard?: { text: string; callback_data?: string }[][] } | undefined)
-    ?.inline_keyboard;
+  const kb = (
+    m?.replyMarkup as { inline_keyboard?: { text: string; callback_data?: string }[][] } | undefined
+  )?.inline_keyboard;
   return (kb ?? []).flat().map((b) => ({ text: b.text, data: b.callback_data ?? "" }));
 }
 
@@ -94,7 +98,12 @@ function message(user: ChatUser, id: number): ChatMessage | undefined {
 }
 
 /** Waits until message `id` (sent or edited) shows `text`. */
-async function shows(user: ChatUser, id: number, text: string | RegExp, timeoutMs = 15_000): Promise<ChatMessage> {
+async function shows(
+  user: ChatUser,
+  id: number,
+  text: string | RegExp,
+  timeoutMs = 15_000,
+): Promise<ChatMessage> {
   await user.waitFor((msgs) => {
     const m = msgs.find((x) => x.messageId === id);
     return !!m?.text && (typeof text === "string" ? m.text.includes(text) : text.test(m.text));
@@ -115,7 +124,9 @@ describe("operator tools through the Telegram emulator", () => {
     const itemAt = (i: number) => items[i % items.length]!;
     const failing = new Set<string>();
     h.sandbox.setOutcome((o) =>
-      failing.has(o.customId) ? { status: "failed", errorMessage: "no such recipient" } : { status: "delivered" },
+      failing.has(o.customId)
+        ? { status: "failed", errorMessage: "no such recipient" }
+        : { status: "delivered" },
     );
 
     // 12 delivered, 2 failed (nothing charged to the customer), 2 failed (provider payment, refund needed).
@@ -154,7 +165,11 @@ describe("operator tools through the Telegram emulator", () => {
       rejected: rejected.map((o) => o.id),
       quoted: quoted.map((o) => o.id),
     });
-    all = (await Promise.all(Object.values(ids).flat().map((id) => h.app.orders.get(id)))) as Order[];
+    all = (await Promise.all(
+      Object.values(ids)
+        .flat()
+        .map((id) => h.app.orders.get(id)),
+    )) as Order[];
     expect(all).toHaveLength(25);
     // The operators' alerts about these orders go out at Telegram's pace (about one a second per
     // chat); the tests start once they are all sent, so the chats answer at once.
@@ -271,7 +286,8 @@ describe("operator tools through the Telegram emulator", () => {
     const id = ids.delivered![3]!;
     const order = all.find((o) => o.id === id)!;
     const customer = h.telegram.user({ id: order.customer.userId });
-    const finals = () => customer.botMessages().filter((m) => DELIVERED.test(m.text ?? "") && !m.text?.startsWith("🧾"));
+    const finals = () =>
+      customer.botMessages().filter((m) => DELIVERED.test(m.text ?? "") && !m.text?.startsWith("🧾"));
     await customer.waitFor(() => finals().length === 1, 15_000);
     const before = finals().length;
     await operator.sendText(`/order ${id.slice(0, 8)}`);
@@ -318,14 +334,21 @@ describe("operator tools through the Telegram emulator", () => {
     await customer.waitFor(() => replies() === n + 1);
     const mine = customer.lastBotMessage()!;
     expect(mine.text).not.toContain("Orders · All");
-    for (const o of all) expect(`${mine.text}${JSON.stringify(mine.replyMarkup ?? {})}`).not.toContain(o.id.slice(0, 8));
+    for (const o of all)
+      expect(`${mine.text}${JSON.stringify(mine.replyMarkup ?? {})}`).not.toContain(o.id.slice(0, 8));
   });
 
   it("answers a customer's crafted operator buttons with an empty answer and does nothing", async () => {
     const owed = ids.failedRub![1]!;
     const crafted = [
       ["op:b", "op:s", "op:l:a:0", "op:l:x:0", `op:o:${owed}`, `op:c:${owed}`],
-      [`op:m:${owed}`, `op:y:${owed}`, `op:n:${ids.delivered![1]}`, `op:r:${ids.pending![0]}`, "op:q:anything"],
+      [
+        `op:m:${owed}`,
+        `op:y:${owed}`,
+        `op:n:${ids.delivered![1]}`,
+        `op:r:${ids.pending![0]}`,
+        "op:q:anything",
+      ],
     ];
     const sentBefore = h.telegram.calls("sendMessage").length;
     for (const payloads of crafted) {
@@ -372,7 +395,11 @@ describe("operator alerts through the Telegram emulator", () => {
 
   beforeAll(async () => {
     // Orders pending longer than 3.6 s are stuck.
-    h = await startAppHarness({ CHECKOUT: "direct", TRACKING_TIMEOUT_HOURS: "0.001", LOW_BALANCE_RUB: "1000" });
+    h = await startAppHarness({
+      CHECKOUT: "direct",
+      TRACKING_TIMEOUT_HOURS: "0.001",
+      LOW_BALANCE_RUB: "1000",
+    });
     operator = h.telegram.user({ id: APP_OPERATOR_ID, username: "shop_operator", languageCode: "en" });
     operator.startChat();
   });

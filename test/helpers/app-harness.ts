@@ -1,6 +1,10 @@
 import { Writable } from "node:stream";
 import { type App, startApp } from "../../src/main.js";
-import { type ResellerSandbox, type SandboxOptions, startResellerSandbox } from "../../src/sandbox/reseller/server.js";
+import {
+  type ResellerSandbox,
+  type SandboxOptions,
+  startResellerSandbox,
+} from "../../src/sandbox/reseller/server.js";
 import {
   type ChatMessage,
   type ChatUser,
@@ -73,9 +77,12 @@ export async function startAppBackends(
     LOG_LEVEL: "silent",
     ...envOverrides,
   };
-  const secrets = [env.BOT_TOKEN, env.RESELLER_API_KEY, env.RESELLER_WEBHOOK_SECRET, env.BOT_WEBHOOK_SECRET].filter(
-    (s): s is string => typeof s === "string" && s.length > 0,
-  );
+  const secrets = [
+    env.BOT_TOKEN,
+    env.RESELLER_API_KEY,
+    env.RESELLER_WEBHOOK_SECRET,
+    env.BOT_WEBHOOK_SECRET,
+  ].filter((s): s is string => typeof s === "string" && s.length > 0);
   return {
     sandbox,
     telegram,

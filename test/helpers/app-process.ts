@@ -63,10 +63,12 @@ export function spawnApp(env: Record<string, string>): AppProcess {
       return new Promise((resolve, reject) => {
         const check = () => {
           if (out.includes(text)) return done(resolve);
-          if (!running()) done(() => reject(new Error(`app exited before printing "${text}":\n${err}${out}`)));
+          if (!running())
+            done(() => reject(new Error(`app exited before printing "${text}":\n${err}${out}`)));
         };
         const timer = setTimeout(
-          () => done(() => reject(new Error(`app did not print "${text}" in ${timeoutMs} ms:\n${err}${out}`))),
+          () =>
+            done(() => reject(new Error(`app did not print "${text}" in ${timeoutMs} ms:\n${err}${out}`))),
           timeoutMs,
         );
         const done = (f: () => void) => {

@@ -165,6 +165,30 @@ describe("crash recovery", () => {
 });
 
 describe("several engines on one Redis", () => {
+  it("runs a job that outlasts its lease only once, however many engines are polling", async () => {
+    const hh = await startEngineHarness({ leaseMs: 200 });
+    h = hh;
+    hh.addEngine();
+    hh.addEngine();
+    // Sending the final message takes far longer than the lease (Telegram's limits, a slow network).
+    const send = hh.notifier.sendFinal.bind(hh.notifier);
+    hh.notifier.sendFinal = async (order) => {
+      await new Promise((r) => setTimeout(r, 1200));
+      await send(order);
+    };
+    const customer = newCustomer();
+    const o = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    await hh.engine.markPaid(o.id, {
+      userId: customer.userId,
+      currency: "XTR",
+      totalAmount: o.amount!,
+      telegramChargeId: "slow-final",
+    });
+    await eventually(() => hh.notifier.finalsFor(o.id).length > 0, 15_000, "the final message");
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(hh.notifier.finalsFor(o.id)).toHaveLength(1);
+  });
+
   it("notifies and charges each of 100 orders exactly once", async () => {
     const hh = await startEngineHarness({ sandbox: { deliveryDelayMs: 20 } });
     h = hh;

@@ -161,7 +161,7 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
 
   /** The order named by the full id or the start of it; `ambiguous` when the start fits several. */
   async function findOrder(ref: string): Promise<Order | "ambiguous" | null> {
-    if (UUID.test(ref)) return orders.get(ref.toLowerCase());
+    if (UUID.test(ref)) return (await orders.get(ref)) ?? (await orders.get(ref.toLowerCase()));
     const prefix = ref.toLowerCase();
     const found = new Set<string>();
     let cursor = "0";

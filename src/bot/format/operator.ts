@@ -240,10 +240,9 @@ function cardText(order: Order, t: Translate, locale: Locale, withPayload: boole
     lines.push(t("op-card-margin", { margin: formatRub(order.priceKopecks - cost, locale) }));
   }
   lines.push(
-    t("op-card-payment", {
-      currency: order.currency,
-      amount: paymentAmount(order, locale),
-    }),
+    order.currency === "NONE"
+      ? t("op-card-payment-none")
+      : t("op-card-payment", { currency: order.currency, amount: paymentAmount(order, locale) }),
   );
   if (order.telegramChargeId) {
     lines.push(t("op-card-charge-telegram", { id: escapeHtml(order.telegramChargeId) }));

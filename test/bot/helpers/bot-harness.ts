@@ -6,7 +6,7 @@ import { type Config, createConfig } from "../../../src/config.js";
 import { createLogger } from "../../../src/logger.js";
 import type { PaymentCurrency } from "../../../src/orders/types.js";
 import { testRedisUrl, uniquePrefix } from "../../helpers/redis.js";
-import { FakeOrders, fakeCatalog } from "./fakes.js";
+import { FakeOrders, fakeCatalog, fakeReseller } from "./fakes.js";
 import { BOT_INFO, TelegramRecorder } from "./telegram-recorder.js";
 
 export interface BotHarness {
@@ -48,7 +48,7 @@ export async function startBotHarness(
   const logger = createLogger({ level: "silent" });
   const make = () =>
     createBot(
-      { config, logger, redis, orders, catalog },
+      { config, logger, redis, orders, catalog, reseller: fakeReseller },
       {
         botInfo: BOT_INFO,
         incoming,

@@ -201,3 +201,8 @@ export function fakeCatalog(overrides: Partial<CatalogService> = {}): CatalogSer
     ...overrides,
   };
 }
+
+/** The operators' balance source: a fixed deposit (operator tests use the real sandbox). */
+export const fakeReseller = {
+  balance: async () => ({ balanceRub: 100_000, balanceNano: 100_000 * 1e9 }),
+};
