@@ -3,12 +3,10 @@ import { GrammyError } from "grammy";
 import type { Redis } from "ioredis";
 import type { Config, Locale } from "../config.js";
 import type { Logger } from "../logger.js";
-import type { Notifier, OperatorAlert, Order } from "../orders/types.js";
-import type { SessionData, Translate } from "./context.js";
+import type { Notifier } from "../orders/types.js";
+import type { SessionData } from "./context.js";
 import { renderCard, shortId } from "./format/card.js";
 import { renderFinal } from "./format/final.js";
-import { escapeHtml } from "./format/html.js";
-import { describeItem } from "./format/item.js";
 import { renderAlert } from "./format/operator-alerts.js";
 import { createI18n, isLocale, translator } from "./i18n.js";
 

@@ -418,7 +418,7 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
     );
   }
 
-  async function runSubmit(order: Order): Promise<void | Retry> {
+  async function runSubmit(order: Order): Promise<Retry | undefined> {
     if (order.state !== "paid") return;
     try {
       const paid = await reseller.payOrder(order.id);
@@ -462,7 +462,7 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
     }
   }
 
-  async function runTrack(order: Order): Promise<void | Retry> {
+  async function runTrack(order: Order): Promise<Retry | undefined> {
     if (order.state !== "pending" && order.state !== "paid") return;
     try {
       const remote = await reseller.getOrder(order.id);
@@ -478,7 +478,7 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
     return backoff(order.times.pending, pollMs);
   }
 
-  async function runExpire(order: Order): Promise<void | Retry> {
+  async function runExpire(order: Order): Promise<Retry | undefined> {
     if (order.state !== "quoted" && order.state !== "draft") return;
     if ((order.expiresAt ?? 0) > now()) return new Retry(order.expiresAt ?? now());
     await transition(order.id, ["quoted", "draft"], "expired");
@@ -522,7 +522,7 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
 
   async function runExtraRefund(order: Order, chargeId: string): Promise<void> {
     const charge = order.extraCharges?.find((c) => c.telegramChargeId === chargeId);
-    if (!charge || charge.refund !== "needed") return;
+    if (charge?.refund !== "needed") return;
     let refund: "done" | "needed" = "done";
     try {
       await notifier.refundStars(order.customer.userId, chargeId);
@@ -551,7 +551,7 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
     await sendAlert({ kind, orderId: order.id, details }, order);
   }
 
-  async function runJob(member: string): Promise<void | Retry> {
+  async function runJob(member: string): Promise<Retry | undefined> {
     const [type, id, arg] = member.split(":") as [string, string | undefined, string | undefined];
     if (type === "balance") {
       await checkBalance().catch((err) => log.warn({ err }, "balance check failed"));
@@ -568,17 +568,23 @@ export function createOrdersService(opts: OrdersServiceOptions): OrdersService {
       case "expire":
         return runExpire(order);
       case "card":
-        return runCard(order);
+        await runCard(order);
+        return undefined;
       case "final":
-        return runFinal(order);
+        await runFinal(order);
+        return undefined;
       case "refund":
-        return runRefund(order);
+        await runRefund(order);
+        return undefined;
       case "xrefund":
-        return runExtraRefund(order, arg ?? "");
+        await runExtraRefund(order, arg ?? "");
+        return undefined;
       case "alert":
-        return runAlert(id as AlertKind, order);
+        await runAlert(id as AlertKind, order);
+        return undefined;
       default:
         log.error({ member }, "unknown job type");
+        return undefined;
     }
   }
 
