@@ -28,7 +28,12 @@ function redisServerVersion(): string | undefined {
   return /v=(\S+)/.exec(probe.stdout)?.[1] ?? "";
 }
 
-async function waitForPing(url: string, child: ChildProcess | undefined, deadlineMs: number): Promise<void> {
+/** Resolves once Redis at `url` answers PING; fails early when `child` (its server) exits first. */
+export async function waitForPing(
+  url: string,
+  child: ChildProcess | undefined,
+  deadlineMs: number,
+): Promise<void> {
   const until = Date.now() + deadlineMs;
   for (;;) {
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });

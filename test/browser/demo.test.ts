@@ -80,9 +80,15 @@ describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
     await button.waitFor({ timeout: 10_000 });
     await button.click();
   };
-  const say = async (text: string) => {
-    await page.locator("#input").fill(text);
+  /** Sends a command and returns the bot's next new message. */
+  const replyTo = async (command: string) => {
+    const bots = page.locator(".row.bot");
+    const before = await bots.count();
+    await page.locator("#input").fill(command);
     await page.locator("#input").press("Enter");
+    const reply = bots.nth(before);
+    await reply.waitFor({ timeout: 10_000 });
+    return reply;
   };
 
   beforeAll(async () => {
@@ -207,14 +213,14 @@ describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
       await page.locator("#start").click();
       await botMessage("What would you like to buy?");
 
-      await say("/orders");
-      const orders = await botMessage(orderId);
+      const orders = await replyTo("/orders");
+      expect(await text(orders)).toContain(orderId);
       expect(await text(orders)).toMatch(/Stars ×50 → @demo_customer/);
       expect(await text(orders)).toMatch(/delivered/);
 
-      await say("/balance");
-      const balance = await botMessage(/\d[\d\s,.]*\s*(₽|RUB)|(₽|RUB)\s*\d/);
-      expect(await text(balance)).toMatch(/balance|deposit/i);
+      const balance = await replyTo("/balance");
+      expect(await text(balance)).toMatch(/deposit|balance/i);
+      expect(await text(balance)).toMatch(/\d[\d\s,.]*\s*(₽|RUB)|(₽|RUB)\s*\d/);
 
       await page.screenshot({ path: join(ARTIFACTS, "demo-operator.png"), fullPage: true });
     },

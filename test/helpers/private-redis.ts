@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Redis } from "ioredis";
+import { waitForPing } from "../../src/demo/redis.js";
+import { freePort } from "../../src/demo/util.js";
 
 export interface PrivateRedis {
   url: string;
@@ -16,40 +16,11 @@ export interface PrivateRedis {
   restart(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 function hasRedisServer(): boolean {
   const r = spawnSync("redis-server", ["--version"], { stdio: "ignore" });
   return r.status === 0;
-}
-
-async function waitForRedis(url: string, deadlineMs: number): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    client.on("error", () => {});
-    try {
-      await client.connect();
-      await client.ping();
-      client.disconnect();
-      return;
-    } catch (err) {
-      client.disconnect();
-      if (Date.now() > until) throw new Error(`redis-server at ${url} did not answer: ${String(err)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
 }
 
 /**
@@ -93,7 +64,7 @@ export async function startPrivateRedis(opts: { appendonly?: boolean } = {}): Pr
   ];
   const start = async () => {
     child = spawn("redis-server", args, { stdio: "ignore" });
-    await waitForRedis(url, 10_000);
+    await waitForPing(url, child, 10_000);
   };
   const waitExit = (signal: NodeJS.Signals) =>
     new Promise<void>((resolve) => {

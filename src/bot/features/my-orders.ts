@@ -34,7 +34,8 @@ export function myOrdersFeature(): Composer<BotContext> {
     await answerQuietly(ctx);
     await showOrders(ctx, 0);
   });
-  c.callbackQuery(new RegExp(`^${CB.ordersPage}(\\d+)$`), async (ctx) => {
+  // At most 7 digits, as the operator list: a forged huge offset is not a page (Redis refuses it).
+  c.callbackQuery(new RegExp(`^${CB.ordersPage}(\\d{1,7})$`), async (ctx) => {
     await answerQuietly(ctx);
     await showOrders(ctx, Number(ctx.match[1]), ctx.callbackQuery.message?.message_id);
   });
