@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { describeBurst, notificationBurst, webhookIntake, webhookVersusPolling } from "./delivery.js";
+import { engineCommandsPerOrder } from "./engine-cost.js";
 import { fmt, mb, printTable } from "./lib.js";
 import { bareThroughput, shopThroughput, type ThroughputResult } from "./throughput.js";
 
@@ -89,6 +90,26 @@ printTable(`4. Completion → customer's message for ${sizes.versus} orders`, [
   ["lost (webhooks / polling)", `${versus.webhooks!.lost} / ${versus.polling!.lost}`],
 ]);
 
+const cost = await engineCommandsPerOrder(quick ? 20 : 200);
+const roundTrips = ["evalsha", "hmget", "hget", "get", "set", "multi", "exec", "zrevrange", "zcard"]
+  .map((c) => cost.byCommand[c] ?? 0)
+  .reduce((a, b) => a + b, 0);
+printTable(
+  `5. Orders engine alone: Redis cost of one order, quote to final notification (${cost.orders} orders)`,
+  [
+    ["commands Redis executed per order (incl. inside Lua scripts)", fmt(cost.perOrder)],
+    ["client round trips per order", fmt(roundTrips)],
+    [
+      "by command",
+      Object.entries(cost.byCommand)
+        .filter(([c]) => c !== "info")
+        .sort((a, b) => b[1] - a[1])
+        .map(([c, n]) => `${c} ${fmt(n)}`)
+        .join(", "),
+    ],
+  ],
+);
+
 writeFileSync(
   "bench/results.json",
   `${JSON.stringify(
@@ -106,6 +127,7 @@ writeFileSync(
       burst,
       intake,
       versus,
+      engineCost: { ...cost, roundTrips },
     },
     null,
     2,

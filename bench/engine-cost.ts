@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { resellerWebhookHandler } from "../src/http/reseller-webhook.js";
+import { startHttpServer } from "../src/http/server.js";
+import { createLogger } from "../src/logger.js";
+import { createOrdersService } from "../src/orders/service.js";
+import type { Notifier, Order } from "../src/orders/types.js";
+import { createResellerClient } from "../src/reseller/client.js";
+import { startResellerSandbox } from "../src/sandbox/reseller/server.js";
+import { startPrivateRedis } from "../test/helpers/private-redis.js";
+import { commandStats, diffStats, sum, until } from "./lib.js";
+
+/**
+ * Redis commands the orders engine spends on one order from quote to final notification
+ * (quote, payment, pay, webhook-triggered read, card updates, final message), with Telegram
+ * replaced by a counting notifier and the idle poll of the job schedule slowed right down so
+ * only the order's own work is counted. Orders run one after another.
+ */
+export async function engineCommandsPerOrder(orders: number) {
+  const redisServer = await startPrivateRedis();
+  const redis = new Redis(redisServer.url);
+  const logger = createLogger({ level: "silent" });
+  const finals = new Set<string>();
+  const notifier: Notifier = {
+    updateCard: async (o: Order) => o.cardMessageId ?? 1,
+    sendFinal: async (o: Order) => {
+      finals.add(o.id);
+    },
+    refundStars: async () => {},
+    alert: async () => {},
+  };
+  let engine: ReturnType<typeof createOrdersService> | undefined;
+  const http = await startHttpServer({
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    resellerWebhook: resellerWebhookHandler({
+      secret: "cost-secret",
+      logger,
+      onDeliveryHint: (id) => engine!.onDeliveryHint(id),
+    }),
+    ready: async () => true,
+  });
+  const sandbox = await startResellerSandbox({
+    apiKey: "cost-key",
+    webhookSecret: "cost-secret",
+    deliveryDelayMs: 20,
+    webhookRewrite: [{ from: "https://cost.invalid", to: http.url }],
+  });
+  const reseller = createResellerClient({ baseUrl: sandbox.url, apiKey: "cost-key", logger });
+  engine = createOrdersService({
+    redis,
+    prefix: "cost:",
+    reseller,
+    notifier,
+    logger,
+    idleDelayMs: 60_000,
+    balanceCheckIntervalMs: 3_600_000,
+    config: {
+      checkout: "stars",
+      priceMarkupPercent: 10,
+      starPriceRub: 1.5,
+      quoteTtlSeconds: 900,
+      pollIntervalSeconds: 60,
+      trackingTimeoutHours: 24,
+      lowBalanceRub: 0,
+      resellerCallbackUrl: "https://cost.invalid/webhooks/reseller",
+    },
+  });
+  engine.start();
+  try {
+    await until(async () => (await redis.zcard("cost:jobs")) > 0, 5000, "the engine to start");
+    await until(
+      async () => (await redis.zrangebyscore("cost:jobs", "-inf", Date.now())).length === 0,
+      5000,
+      "idle",
+    );
+    const before = await commandStats(redis);
+    for (let i = 0; i < orders; i++) {
+      const id = randomUUID();
+      const order = await engine.quote({
+        orderId: id,
+        item: { kind: "stars", product: "stars", recipient: "cost_buyer", quantity: 50 },
+        customer: { userId: 1000 + i, chatId: 1000 + i, locale: "en" },
+      });
+      await engine.setCardMessage(id, 77);
+      await engine.markPaid(id, {
+        userId: 1000 + i,
+        currency: "XTR",
+        totalAmount: order.amount!,
+        telegramChargeId: `c${i}`,
+      });
+      await until(() => finals.has(id), 10_000, "the final message");
+    }
+    const after = await commandStats(redis);
+    const byCommand = Object.fromEntries([...diffStats(before, after)].map(([k, v]) => [k, v / orders]));
+    // The two INFO calls above are ours.
+    return { orders, perOrder: (sum(diffStats(before, after).values()) - 1) / orders, byCommand };
+  } finally {
+    await engine.stop(2000);
+    await http.close();
+    await sandbox.close();
+    await reseller.close();
+    redis.disconnect();
+    await redisServer.stop();
+  }
+}
