@@ -2,24 +2,29 @@
  * Drill 1: the bot is SIGKILLed at random moments while customers buy Stars, and restarted each
  * time. Customers cope (a step not answered in time is tried again). Afterwards every paid order
  * must end final (or flagged stuck), no custom_id may be charged twice, and each paying customer
- * must get exactly one final message per order.
+ * must get exactly one final message per order. Then a few targeted kills, each right after the
+ * bot fetched a customer's successful_payment: the payment must not be lost.
  */
 import { mapLimit, sleep } from "../bench/lib.js";
 import {
   buyStarsPatiently,
+  type DrillStack,
+  emulatorCore,
   FINAL_STATES,
   finalMessages,
+  finalTextRe,
   jobsByType,
   type LogSink,
   type Purchase,
+  type Row,
   rand,
   readOrder,
-  type Row,
   type StoredOrder,
   secs,
   sentTexts,
   settle,
   startDrillStack,
+  walkToInvoice,
 } from "./lib.js";
 
 export interface KillOptions {
@@ -32,6 +37,47 @@ export interface KillOptions {
   /** Hard stop of the buying and the kill loop. */
   maxMs: number;
   settleMs: number;
+  /** How long a customer waits for one step before starting again. */
+  stepMs: number;
+  /** Targeted kills: each right after the bot fetched a customer's successful_payment. */
+  paymentKills: number;
+}
+
+/**
+ * Pays an invoice and SIGKILLs the bot as soon as it has fetched the successful_payment update
+ * (the update has left the emulator's queue, so Telegram would not send it again), restarts
+ * it, and reports what became of the order.
+ */
+async function killAfterPaymentFetched(
+  ds: DrillStack,
+): Promise<{ orderId: string; state: string; fetchedMs: number }> {
+  const core = emulatorCore(ds.stack.emulator);
+  const user = ds.customer();
+  const invoiceId = await walkToInvoice(user, 20_000);
+  const orderId = user.messages().find((m) => m.messageId === invoiceId)?.invoice?.payload ?? "";
+  const paid = await user.payInvoice({ messageId: invoiceId });
+  if (!paid.ok) throw new Error(`payment not accepted: ${paid.error}`);
+  const update = core.pending.find((u) => {
+    const m = u.message as { chat?: { id?: number }; successful_payment?: unknown } | undefined;
+    return m?.successful_payment !== undefined && m.chat?.id === user.id;
+  });
+  const t = Date.now();
+  while (update && core.pending.includes(update) && Date.now() - t < 10_000) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const fetchedMs = Date.now() - t;
+  await ds.kill9();
+  await ds.restart();
+  // A recorded payment makes the order "paid" at once; nothing would move it on later.
+  await settle(
+    async () => (await readOrder(ds.stack.client, ds.stack.prefix, orderId))?.state !== "quoted",
+    8_000,
+  );
+  return {
+    orderId,
+    fetchedMs,
+    state: (await readOrder(ds.stack.client, ds.stack.prefix, orderId))?.state ?? "missing",
+  };
 }
 
 export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]> {
@@ -43,10 +89,11 @@ export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]
     const users = Array.from({ length: opts.customers }, () => ds.customer());
     let kills = 0;
     const downtimes: number[] = [];
+    const killedAt: number[] = [];
 
     const buying = mapLimit(users, users.length, async (u) => {
       await sleep(rand(0, opts.spreadMs));
-      return buyStarsPatiently(u, { attempts: 8, stepMs: 12_000, deadline });
+      return buyStarsPatiently(u, { attempts: 8, stepMs: opts.stepMs, deadline });
     });
 
     const killing = (async () => {
@@ -54,6 +101,7 @@ export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]
       while (kills < opts.kills && Date.now() < deadline) {
         await sleep(rand(opts.uptimeMs[0], opts.uptimeMs[1]));
         const t = Date.now();
+        killedAt.push(t);
         await ds.kill9();
         kills += 1;
         await ds.restart();
@@ -103,7 +151,31 @@ export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]
     const exactlyOne = counts.filter((n) => n === 1).length;
     const missing = counts.filter((n) => n === 0).length;
     const duplicated = counts.filter((n) => n > 1).length;
+    // For each duplicate: when its final messages went out, and the kill closest to the first one.
+    const finalCalls = stack.emulator.calls("sendMessage").filter((c) => c.ok);
+    const rel = (t: number) => `+${((t - started) / 1000).toFixed(3)} s`;
+    const duplicates = paid
+      .filter((_, i) => (counts[i] ?? 0) > 1)
+      .map((p) => {
+        const re = finalTextRe(p.orderId);
+        const at = finalCalls
+          .filter((c) => Number(c.payload.chat_id) === p.user.id && re.test(String(c.payload.text ?? "")))
+          .map((c) => c.at);
+        const first = at[0] ?? 0;
+        const kill = killedAt.reduce(
+          (best, k) => (Math.abs(k - first) < Math.abs(best - first) ? k : best),
+          0,
+        );
+        return `${p.orderId.slice(0, 8)} sent at ${at.map(rel).join(" and ")}, nearest kill ${rel(kill)}`;
+      });
     const gaveUp = purchases.filter((p) => !p.orderId);
+
+    // Targeted: a kill right after the bot fetched a successful_payment.
+    const targeted: { orderId: string; state: string; fetchedMs: number }[] = [];
+    for (let i = 0; i < opts.paymentKills; i++) targeted.push(await killAfterPaymentFetched(ds));
+    const lost = targeted.filter(
+      (r) => r.state === "quoted" || r.state === "expired" || r.state === "missing",
+    );
 
     const stateList = [...byState.entries()].map(([k, n]) => `${k} ${n}`).join(", ");
     const enough = paid.length >= Math.ceil(opts.customers / 2);
@@ -121,7 +193,11 @@ export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]
           (notFinal.length
             ? `; not final: ${notFinal
                 .slice(0, 3)
-                .map((p) => `${p.orderId.slice(0, 8)}=${states.get(p.orderId)?.state ?? "missing"}`)
+                .map((p) => {
+                  const state = states.get(p.orderId)?.state ?? "missing";
+                  // Still quoted although the customer paid: the bot never recorded the payment (see 1d).
+                  return `${p.orderId.slice(0, 8)}=${state}${state === "quoted" ? " (payment never recorded)" : ""}`;
+                })
                 .join(", ")}`
             : ""),
       },
@@ -135,7 +211,19 @@ export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]
         id: "1c",
         check: "kill -9: each paying customer gets exactly one final message per order",
         pass: missing === 0 && duplicated === 0,
-        figure: `${exactlyOne}/${paid.length} exactly one; ${missing} missing; ${duplicated} duplicated`,
+        figure:
+          `${exactlyOne}/${paid.length} exactly one; ${missing} missing; ${duplicated} duplicated` +
+          (duplicates.length ? ` (${duplicates.slice(0, 3).join("; ")})` : ""),
+      },
+      {
+        id: "1d",
+        check: "kill -9 right after the bot fetched a successful_payment: the payment is not lost",
+        pass: lost.length === 0,
+        figure:
+          `${targeted.length - lost.length}/${targeted.length} payments recorded` +
+          (lost.length
+            ? `; lost: ${lost.map((r) => `${r.orderId.slice(0, 8)} still ${r.state} (killed when the update left the queue, ${r.fetchedMs} ms after paying)`).join(", ")}`
+            : ""),
       },
     ];
   } finally {

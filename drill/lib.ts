@@ -4,8 +4,6 @@
  */
 import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
-import type { EmulatorCore } from "../src/sandbox/telegram/core.js";
-import type { ChatMessage, ChatUser, TelegramEmulator } from "../src/sandbox/telegram/index.js";
 import { sleep } from "../bench/lib.js";
 import {
   API_KEY,
@@ -18,6 +16,8 @@ import {
   startStack,
   WEBHOOK_SECRET,
 } from "../bench/stack.js";
+import type { EmulatorCore } from "../src/sandbox/telegram/core.js";
+import type { ChatMessage, ChatUser, TelegramEmulator } from "../src/sandbox/telegram/index.js";
 
 /** One line of the drill table: a check, whether it held, and the figure behind the verdict. */
 export interface Row {
@@ -44,6 +44,10 @@ export interface ErrorLine {
   level: number;
   msg: string;
   err?: string;
+  /** The first frames of the error's stack, where the log has one. */
+  stack?: string;
+  /** What the update carried, when the line names it (update_id) — for reproducing. */
+  updateId?: number;
 }
 
 /** The secrets a drill bot knows, by label (the values themselves are never printed). */
@@ -61,7 +65,13 @@ export const SECRETS: { label: string; value: string }[] = [
 export class LogSink {
   lines = 0;
   bytes = 0;
+  /** Lines at level debug (20) or below: proof that LOG_LEVEL=debug took effect. */
+  debugLines = 0;
+  /** Bot processes whose output came here. */
+  processes = 0;
   errorCount = 0;
+  /** Error lines that do not say the bot will retry (see {@link unrecovered}). */
+  unrecoveredCount = 0;
   /** Up to 200 error lines, oldest first. */
   readonly errors: ErrorLine[] = [];
   /** Lines containing each secret, by label. */
@@ -91,21 +101,32 @@ export class LogSink {
       if (line.includes(s.value)) this.secretHits.set(s.label, (this.secretHits.get(s.label) ?? 0) + 1);
     }
     if (!line.startsWith("{")) return;
-    let parsed: { level?: unknown; msg?: unknown; err?: { message?: unknown } };
+    let parsed: {
+      level?: unknown;
+      msg?: unknown;
+      err?: { message?: unknown; stack?: unknown };
+      update_id?: unknown;
+    };
     try {
       parsed = JSON.parse(line);
     } catch {
       return;
     }
-    if (typeof parsed.level !== "number" || parsed.level < 50) return;
+    if (typeof parsed.level !== "number") return;
+    if (parsed.level <= 20) this.debugLines += 1;
+    if (parsed.level < 50) return;
+    const error: ErrorLine = {
+      level: parsed.level,
+      msg: String(parsed.msg ?? ""),
+      ...(parsed.err?.message !== undefined ? { err: String(parsed.err.message).slice(0, 200) } : {}),
+      ...(typeof parsed.err?.stack === "string"
+        ? { stack: parsed.err.stack.split("\n").slice(1, 6).join("\n") }
+        : {}),
+      ...(typeof parsed.update_id === "number" ? { updateId: parsed.update_id } : {}),
+    };
     this.errorCount += 1;
-    if (this.errors.length < 200) {
-      this.errors.push({
-        level: parsed.level,
-        msg: String(parsed.msg ?? ""),
-        ...(parsed.err?.message !== undefined ? { err: String(parsed.err.message).slice(0, 200) } : {}),
-      });
-    }
+    if (unrecovered([error]).length > 0) this.unrecoveredCount += 1;
+    if (this.errors.length < 200) this.errors.push(error);
   }
 }
 
@@ -160,6 +181,7 @@ export async function startDrillStack(
   sink: LogSink,
 ): Promise<DrillStack> {
   const { liftLimits, extraEnv, ...rest } = opts;
+  sink.processes += 1;
   const stack = await startStack({
     webhooks: true,
     pollIntervalSeconds: 1,
@@ -184,6 +206,7 @@ export async function startDrillStack(
       sink.flush();
     },
     async restart() {
+      sink.processes += 1;
       current = await startBotProcess(stack.env, stack.httpPort, ["--import", "tsx", BOT_CHILD], {
         onOutput: sink.feed,
       });

@@ -8,10 +8,10 @@ import type { ChatUser } from "../src/sandbox/telegram/index.js";
 import {
   buyStarsPatiently,
   finalMessages,
-  lastMessageId,
   type LogSink,
-  readOrder,
+  lastMessageId,
   type Row,
+  readOrder,
   secs,
   sentTexts,
   settle,
@@ -106,7 +106,11 @@ export async function redisOutageDrill(opts: RedisOutageOptions, sink: LogSink):
     try {
       await walkToInvoice(fresh, 20_000);
       firstMenuMs = Date.now() - upAt;
-      const bought = await buyStarsPatiently(fresh, { attempts: 2, stepMs: 15_000, deadline: Date.now() + 60_000 });
+      const bought = await buyStarsPatiently(fresh, {
+        attempts: 2,
+        stepMs: 15_000,
+        deadline: Date.now() + 60_000,
+      });
       if (bought.orderId) {
         await fresh.waitForBotMessage(/Order #\S+ delivered/, 30_000);
         recovered = bought.orderId;
@@ -167,7 +171,8 @@ export async function redisOutageDrill(opts: RedisOutageOptions, sink: LogSink):
       {
         id: "2c",
         check: "Redis outage: no order lost (orders paid before it all complete)",
-        pass: done && paid.length === opts.customers && delivered === paid.length && exactlyOne === paid.length,
+        pass:
+          done && paid.length === opts.customers && delivered === paid.length && exactlyOne === paid.length,
         figure: `${delivered}/${paid.length} delivered, ${exactlyOne} with exactly one final message; ${paid.length}/${opts.customers} had paid before the outage`,
       },
     ];

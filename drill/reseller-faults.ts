@@ -10,11 +10,11 @@ import type { ChatUser } from "../src/sandbox/telegram/index.js";
 import {
   FIFTY,
   finalMessages,
-  lastMessageId,
   type LogSink,
+  lastMessageId,
   pressNew,
-  readOrder,
   type Row,
+  readOrder,
   STARS,
   secs,
   sentTexts,
@@ -36,7 +36,8 @@ export interface ResellerFaultOptions {
 const MODES = ["500", "hang", "reset"] as const satisfies readonly FaultMode[];
 
 /** What a customer may be told when there is no price: the supplier is not answering, or the shop cannot take it now. */
-const GRACEFUL = /supplier is not answering|supplier is still not answering|could not get a price|cannot take this order/;
+const GRACEFUL =
+  /supplier is not answering|supplier is still not answering|could not get a price|cannot take this order/;
 const PRICE_CARD = /Order #[0-9a-f]{8}[\s\S]*Price/;
 
 interface QuoteProbe {
@@ -157,7 +158,8 @@ export async function resellerFaultDrill(opts: ResellerFaultOptions, sink: LogSi
       {
         id: "3b",
         check: "reseller faults: paid orders are retried until accepted, then delivered",
-        pass: done && paid.length === payers.length && delivered === paid.length && exactlyOne === paid.length,
+        pass:
+          done && paid.length === payers.length && delivered === paid.length && exactlyOne === paid.length,
         figure:
           `${delivered}/${paid.length} delivered (${[...states.entries()].map(([k, n]) => `${k} ${n}`).join(", ")}), ` +
           `${exactlyOne} with exactly one final message, ${secs(settleMs)} after the faults ended; ` +

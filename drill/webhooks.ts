@@ -15,8 +15,8 @@ import {
   finalMessages,
   jobsByType,
   type LogSink,
-  readOrder,
   type Row,
+  readOrder,
   sentTexts,
   settle,
   startDrillStack,
@@ -62,8 +62,12 @@ export async function webhookDrill(sink: LogSink): Promise<Row[]> {
       await buyStarsPatiently(waiting, { attempts: 2, stepMs: 15_000, deadline: Date.now() + 60_000 })
     ).orderId;
     const deliveredIds = bought.filter((id): id is string => id !== undefined);
-    if (!pendingId || deliveredIds.length === 0) throw new Error("could not set up orders for the webhook drill");
-    await settle(async () => (await readOrder(stack.client, stack.prefix, pendingId))?.state === "pending", 20_000);
+    if (!pendingId || deliveredIds.length === 0)
+      throw new Error("could not set up orders for the webhook drill");
+    await settle(
+      async () => (await readOrder(stack.client, stack.prefix, pendingId))?.state === "pending",
+      20_000,
+    );
     // The card edits of the pending order (paid → pending) go out first.
     await settle(async () => !(await jobsByType(stack.client, stack.prefix)).get("card"), 15_000);
     await sleep(1_500);
@@ -72,7 +76,8 @@ export async function webhookDrill(sink: LogSink): Promise<Row[]> {
     const orderIds = await stack.client.zrange(`${stack.prefix}idx:all`, 0, -1);
     const snapshot = async () => {
       const orders = new Map<string, string>();
-      for (const id of orderIds) orders.set(id, (await readOrder(stack.client, stack.prefix, id))?.state ?? "missing");
+      for (const id of orderIds)
+        orders.set(id, (await readOrder(stack.client, stack.prefix, id))?.state ?? "missing");
       const chats = customers.map((u) => {
         const msgs = core.chats.get(u.id)?.messages ?? [];
         return `${msgs.length}/${msgs.reduce((n, m) => n + m.edits, 0)}`;
@@ -119,7 +124,12 @@ export async function webhookDrill(sink: LogSink): Promise<Row[]> {
     await post("wrong secret", 401, realBody, signWebhook("not-the-secret", realBody));
     await post("no signature", 401, realBody);
     await post("garbage signature", 401, webhookBody(pendingId, "delivered"), `sha256=${"0".repeat(64)}`);
-    await post("signature of another body", 401, webhookBody(pendingId, "delivered"), signWebhook(WEBHOOK_SECRET, realBody));
+    await post(
+      "signature of another body",
+      401,
+      webhookBody(pendingId, "delivered"),
+      signWebhook(WEBHOOK_SECRET, realBody),
+    );
     // Replayed: the sandbox sends the real signed body of an already delivered order again.
     for (const id of deliveredIds) {
       const status = await stack.sandbox.sendWebhook(id);
@@ -153,11 +163,13 @@ export async function webhookDrill(sink: LogSink): Promise<Row[]> {
     const after = await snapshot();
     const changedOrders = [...before.orders.entries()].filter(([id, s]) => after.orders.get(id) !== s);
     const changedChats = before.chats.filter((c, i) => after.chats[i] !== c).length;
-    if (changedChats) console.error(before.chats, after.chats, customers.map((u) => u.messages().slice(-3)));
 
     // The pending order is not harmed: once the reseller delivers, it completes with one message.
     stack.sandbox.pauseDelivery(false);
-    await settle(async () => (await readOrder(stack.client, stack.prefix, pendingId))?.state === "delivered", 30_000);
+    await settle(
+      async () => (await readOrder(stack.client, stack.prefix, pendingId))?.state === "delivered",
+      30_000,
+    );
     await settle(() => finalMessages(sentTexts(stack.emulator), waiting.id, pendingId) >= 1, 15_000);
     await sleep(1_000);
     const finals = finalMessages(sentTexts(stack.emulator), waiting.id, pendingId);
@@ -205,7 +217,9 @@ export async function webhookDrill(sink: LogSink): Promise<Row[]> {
         pass: changedOrders.length === 0 && changedChats === 0 && pendingEnd === "delivered" && finals === 1,
         figure:
           `${sent.length} webhooks: ${changedOrders.length}/${before.orders.size} orders changed state` +
-          (changedOrders.length ? ` (${changedOrders.map(([id, s]) => `${id.slice(0, 8)} ${s}→${after.orders.get(id)}`).join(", ")})` : "") +
+          (changedOrders.length
+            ? ` (${changedOrders.map(([id, s]) => `${id.slice(0, 8)} ${s}→${after.orders.get(id)}`).join(", ")})`
+            : "") +
           `, ${changedChats}/${customers.length} chats changed; the pending order then ${pendingEnd} with ${finals} final message`,
       },
     ];

@@ -6,10 +6,11 @@ import { limit } from "@grammyjs/ratelimiter";
 import { run, sequentialize } from "@grammyjs/runner";
 import { RedisAdapter } from "@grammyjs/storage-redis";
 import { type Api, Bot, type BotError, Composer, type Context, session } from "grammy";
-import type { UserFromGetMe } from "grammy/types";
+import type { Update, UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
+import type { OrdersApi } from "../orders/types.js";
 import type { Metrics } from "../metrics.js";
 import { OrderStore } from "../orders/store.js";
 import { registerCommands } from "./commands.js";
@@ -26,7 +27,7 @@ import { helpFeature } from "./features/help.js";
 import { languageFeature } from "./features/language.js";
 import { myOrdersFeature } from "./features/my-orders.js";
 import { createOperatorFeature } from "./features/operator.js";
-import { paymentsFeature } from "./features/payments.js";
+import { paymentsFeature, recordPayments } from "./features/payments.js";
 import { startFeature } from "./features/start.js";
 import { unhandledFeature } from "./features/unhandled.js";
 import { createI18n, supportedLocale, translator } from "./i18n.js";
@@ -110,6 +111,14 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     client: { apiRoot: config.telegramApiRoot, fetch: limitedFetch(limiter) },
   });
   configureApi(bot.api, { redis, config, logger, metrics: deps.metrics, limits: opts.limits });
+  // Payments are recorded as soon as a batch of updates arrives, before it can be confirmed.
+  bot.api.config.use(async (prev, method, payload, signal) => {
+    const res = await prev(method, payload, signal);
+    if (method === "getUpdates" && res.ok) {
+      await recordPayments(deps.orders, res.result as Update[]);
+    }
+    return res;
+  });
 
   const i18n = createI18n(config);
   const flowDeps: FlowDeps = { config, logger, orders: deps.orders, catalog: deps.catalog, i18n };
@@ -326,6 +335,7 @@ const MAX_UPDATE_BYTES = 1024 * 1024;
 export function telegramWebhookHandler(
   bot: Bot<BotContext>,
   config: Config,
+  orders?: OrdersApi,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     if (!sameSecret(req.headers["x-telegram-bot-api-secret-token"], config.botWebhookSecret)) {
@@ -357,9 +367,19 @@ export function telegramWebhookHandler(
         res.writeHead(400).end();
         return;
       }
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-      // Errors are logged by the bot's error boundary; in-flight tracking is done by createBot.
-      void bot.handleUpdate(update).catch(() => undefined);
+      // A payment is recorded before the 200 that confirms it: Telegram sends it only once.
+      const recorded = orders ? recordPayments(orders, [update]) : Promise.resolve();
+      recorded.then(
+        () => {
+          res.writeHead(200, { "content-type": "application/json" }).end("{}");
+          // Errors are logged by the bot's error boundary; in-flight tracking is done by createBot.
+          void bot.handleUpdate(update).catch(() => undefined);
+        },
+        () => {
+          // Not recorded (Redis away): Telegram delivers it again later.
+          res.writeHead(503).end();
+        },
+      );
     });
   };
 }

@@ -234,11 +234,15 @@ export class OrderStore {
 
   /** Newest first, one ZREVRANGE and one pipelined read for the page. */
   async page(indexKey: string, offset: number, limit: number): Promise<Page<Order>> {
-    const [[, ids], [, total]] = (await this.redis
+    const replies = (await this.redis
       .multi()
       .zrevrange(indexKey, offset, offset + limit - 1)
       .zcard(indexKey)
-      .exec()) as [[null, string[]], [null, number]];
+      .exec()) as [Error | null, unknown][] | null;
+    const failed = replies?.find(([err]) => err)?.[0];
+    if (!replies || failed) throw failed ?? new Error("order page read was aborted");
+    const ids = replies[0]![1] as string[];
+    const total = replies[1]![1] as number;
     if (ids.length === 0) return { items: [], total };
     const pipe = this.redis.pipeline();
     for (const id of ids) pipe.hget(this.orderKey(id), "json");

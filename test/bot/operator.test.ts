@@ -356,7 +356,8 @@ describe("operator tools with 25 orders in mixed states", () => {
 
   it("renders each alert the engine raised, with a button that opens the order", async () => {
     await eventually(() => h.notifier.alertsOf("refund_needed").length >= 2, 10_000, "refund alerts");
-    const kinds = new Set(h.notifier.alerts.map((a) => a.alert.kind));
+    // Per-order alerts; a low-deposit alert may join them, since the set-up lowers the deposit.
+    const kinds = new Set(h.notifier.alerts.filter((a) => a.orderId).map((a) => a.alert.kind));
     expect(kinds).toEqual(new Set(["delivery_failed", "pay_rejected", "refund_needed"]));
     expect(h.notifier.alertsOf("delivery_failed")).toHaveLength(7);
     expect(h.notifier.alertsOf("pay_rejected")).toHaveLength(3);

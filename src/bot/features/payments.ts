@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { I18n } from "@grammyjs/i18n";
 import { Composer, InlineKeyboard } from "grammy";
-import type { Order } from "../../orders/types.js";
+import type { Message } from "grammy/types";
+import type { Order, OrdersApi, PaymentReceipt } from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { shortId } from "../format/card.js";
 import { describeItem } from "../format/item.js";
@@ -34,6 +35,36 @@ function stripHtml(s: string): string {
 }
 
 /** Pay / Confirm / Cancel on cards, invoices, pre-checkout, successful payments and re-quotes. */
+/** The receipt a `successful_payment` message carries (the invoice payload names the order). */
+export function receiptOf(message: Message): { orderId: string; receipt: PaymentReceipt } | undefined {
+  const p = message.successful_payment;
+  if (!p || !message.from) return undefined;
+  return {
+    orderId: p.invoice_payload,
+    receipt: {
+      userId: message.from.id,
+      currency: p.currency === "XTR" ? "XTR" : "RUB",
+      totalAmount: p.total_amount,
+      telegramChargeId: p.telegram_payment_charge_id,
+      providerChargeId: p.provider_payment_charge_id || undefined,
+    },
+  };
+}
+
+/**
+ * Records every payment in a batch of updates before the batch can be confirmed to Telegram.
+ * Telegram sends a `successful_payment` once: the runner confirms a batch when it asks for the
+ * next one, and a webhook is confirmed by its 200, both possibly before the handler ran. Recording
+ * here (idempotent per charge id) means a crash at any moment cannot lose a payment; the handler
+ * then sees it as already recorded.
+ */
+export async function recordPayments(orders: OrdersApi, updates: readonly { message?: Message }[]): Promise<void> {
+  for (const update of updates) {
+    const paid = update.message ? receiptOf(update.message) : undefined;
+    if (paid) await orders.markPaid(paid.orderId, paid.receipt);
+  }
+}
+
 export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
   const c = new Composer<BotContext>();
 
@@ -174,23 +205,24 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
   });
 
   c.on("message:successful_payment", async (ctx) => {
-    const p = ctx.message.successful_payment;
-    const currency = p.currency === "XTR" ? "XTR" : "RUB";
-    const r = await ctx.deps.orders.markPaid(p.invoice_payload, {
-      userId: ctx.from.id,
-      currency,
-      totalAmount: p.total_amount,
-      telegramChargeId: p.telegram_payment_charge_id,
-      providerChargeId: p.provider_payment_charge_id || undefined,
-    });
-    ctx.logger.info({ orderId: p.invoice_payload, outcome: r.outcome }, "payment received");
-    if (r.outcome === "refunded_extra") {
+    const paid = receiptOf(ctx.message);
+    if (!paid) return;
+    const { orderId, receipt } = paid;
+    const currency = receipt.currency;
+    const r = await ctx.deps.orders.markPaid(orderId, receipt);
+    ctx.logger.info({ orderId, outcome: r.outcome }, "payment received");
+    // Usually recorded already when the update arrived (recordPayments): tell a second payment apart.
+    const extra =
+      r.outcome === "refunded_extra" ||
+      (r.outcome === "duplicate" &&
+        (r.order?.extraCharges ?? []).some((c) => c.telegramChargeId === receipt.telegramChargeId));
+    if (extra) {
       await ctx.reply(ctx.t(currency === "XTR" ? "payment-extra-refunded" : "payment-extra-flagged"), {
         parse_mode: "HTML",
       });
       return;
     }
-    if (r.outcome === "paid" && r.order && ctx.session.lastQuoteId === r.order.id)
+    if (r.order?.telegramChargeId === receipt.telegramChargeId && ctx.session.lastQuoteId === r.order.id)
       ctx.session.lastQuoteId = undefined;
   });
 

@@ -1,0 +1,142 @@
+/**
+ * The fault drills, in order: kill -9, Redis outage, reseller faults, fuzz, webhooks, and the log
+ * scan over everything the bots wrote meanwhile. Each drill starts its own private Redis,
+ * reseller sandbox, Telegram emulator and bot process (all on 127.0.0.1) and stops them after.
+ */
+import { fuzzDrill } from "./fuzz.js";
+import { killDrill } from "./kill.js";
+import { LEASE_MS, LogBook, type LogSink, type Row, SECRETS } from "./lib.js";
+import { redisOutageDrill } from "./redis-outage.js";
+import { resellerFaultDrill } from "./reseller-faults.js";
+import { webhookDrill } from "./webhooks.js";
+
+export type { Row } from "./lib.js";
+
+export interface DrillOptions {
+  /** Small sizes for CI (about 2 minutes). */
+  short?: boolean;
+  /** Progress lines (default: stderr). */
+  progress?: (line: string) => void;
+  /** Run only these drills ("1".."5"); the log scan covers whatever ran. Default: all. */
+  only?: string[];
+}
+
+/** Sizes of a full run and of the short (CI) run. */
+export function drillSizes(short: boolean) {
+  return {
+    kill: short
+      ? {
+          customers: 20,
+          kills: 5,
+          spreadMs: 3_000,
+          uptimeMs: [1_500, 3_500] as [number, number],
+          maxMs: 120_000,
+          settleMs: 60_000,
+          stepMs: 12_000,
+          paymentKills: 3,
+        }
+      : {
+          customers: 200,
+          kills: 20,
+          spreadMs: 30_000,
+          uptimeMs: [3_000, 7_000] as [number, number],
+          maxMs: 360_000,
+          settleMs: 120_000,
+          stepMs: 20_000,
+          paymentKills: 6,
+        },
+    redis: short ? { customers: 5, outageMs: 3_000 } : { customers: 20, outageMs: 10_000 },
+    reseller: short
+      ? {
+          payersPerMode: 1,
+          stretchMs: {
+            "500": { minMs: 3_000, maxMs: 10_000 },
+            hang: { minMs: 3_000, maxMs: 10_000 },
+            reset: { minMs: 3_000, maxMs: 10_000 },
+          },
+          settleMs: 90_000,
+        }
+      : {
+          payersPerMode: 5,
+          stretchMs: {
+            "500": { minMs: 8_000, maxMs: 30_000 },
+            hang: { minMs: 8_000, maxMs: 60_000 },
+            reset: { minMs: 8_000, maxMs: 30_000 },
+          },
+          settleMs: 150_000,
+        },
+    fuzz: short
+      ? { inputs: 500, customers: 14, maxMs: 120_000 }
+      : { inputs: 10_000, customers: 40, maxMs: 900_000 },
+  };
+}
+
+/** What the table's figures rest on, printed under it. */
+export function drillNotes(short: boolean, only?: string[]): string[] {
+  const s = drillSizes(short);
+  const notes = [
+    `The bot runs as drill/bot-child.ts: production startApp() with the job lease shortened to ${LEASE_MS / 1000} s (production 60 s) so work a killed process held is taken over sooner; LOG_LEVEL=debug.`,
+    `1: ${s.kill.customers} customers buy 50 Stars (webhooks on, polling every 1 s); ${s.kill.kills} SIGKILLs, each after ${s.kill.uptimeMs[0] / 1000}–${s.kill.uptimeMs[1] / 1000} s of uptime, restart at once; a customer starts again when a step is not answered in ${s.kill.stepMs / 1000} s (at most 8 tries); settle ≤ ${s.kill.settleMs / 1000} s. 1d: ${s.kill.paymentKills} more kills, each as soon as the bot has fetched a customer's successful_payment (the update left the emulator's queue), then a restart.`,
+    `2: redis-server with appendonly (fsync always) SIGKILLed for ${s.redis.outageMs / 1000} s, then started on the same port and directory; ${s.redis.customers} orders pending across it (sandbox delivery paused).`,
+    `3: sandbox.fail("*", mode, Infinity) for 500, hang, reset in turn; each mode lasts until its quote probe is answered (${s.reseller.stretchMs.hang.minMs / 1000}–${s.reseller.stretchMs.hang.maxMs / 1000} s for hang); ${s.reseller.payersPerMode} customer(s) pay during each. The reseller client gives up on a hanging request after 10 s, 4 attempts.`,
+    `4: ${s.fuzz.inputs} inputs from ${s.fuzz.customers} customers, at most one per ${Math.ceil(4_000 / 10)} ms each (incoming limit 12 per 4 s); an input counts as answered by a new message, an edit or a callback answer within 10 s. The bot's own Telegram send limiter is lifted for this drill only.`,
+    "5: webhooks POSTed to the bot's listener; 'nothing changed' compares order states and each customer's message count and edits 3 s after the last one.",
+    `6: every line the bot processes wrote in drills 1–5 is searched for: ${SECRETS.map((x) => x.label).join(", ")}.`,
+  ];
+  return notes.filter((n) => !/^[1-5]:/.test(n) || !only || only.includes(n[0] ?? ""));
+}
+
+async function guarded(id: string, name: string, sink: LogSink, run: () => Promise<Row[]>): Promise<Row[]> {
+  try {
+    return await run();
+  } catch (err) {
+    sink.flush();
+    const message = (err instanceof Error ? err.message : String(err)).split("\n")[0]?.slice(0, 200);
+    return [{ id, check: `${name}: the drill ran to its end`, pass: false, figure: `failed: ${message}` }];
+  }
+}
+
+/** Runs every drill and returns one row per check. */
+export async function runDrills(opts: DrillOptions = {}): Promise<Row[]> {
+  const short = opts.short ?? false;
+  const progress = opts.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const sizes = drillSizes(short);
+  const book = new LogBook();
+  const rows: Row[] = [];
+  const step = async (id: string, name: string, run: (sink: LogSink) => Promise<Row[]>) => {
+    if (opts.only && !opts.only.includes(id)) return;
+    const t = Date.now();
+    progress(`drill ${id}: ${name}…`);
+    const sink = book.sink(name);
+    const out = await guarded(id, name, sink, () => run(sink));
+    rows.push(...out);
+    progress(
+      `drill ${id}: ${out.every((r) => r.pass) ? "passed" : "FAILED"} in ${((Date.now() - t) / 1000).toFixed(0)} s`,
+    );
+  };
+
+  await step("1", "kill -9", (sink) => killDrill(sizes.kill, sink));
+  await step("2", "Redis outage", (sink) => redisOutageDrill(sizes.redis, sink));
+  await step("3", "reseller faults", (sink) => resellerFaultDrill(sizes.reseller, sink));
+  await step("4", "fuzz", (sink) => fuzzDrill(sizes.fuzz, sink));
+  await step("5", "webhooks", (sink) => webhookDrill(sink));
+
+  // 6. The log scan over every bot process of the drills that ran.
+  const lines = book.sinks.reduce((n, s) => n + s.lines, 0);
+  const bytes = book.sinks.reduce((n, s) => n + s.bytes, 0);
+  const debug = book.sinks.reduce((n, s) => n + s.debugLines, 0);
+  const processes = book.sinks.reduce((n, s) => n + s.processes, 0);
+  const hits = SECRETS.map((x) => ({
+    label: x.label,
+    n: book.sinks.reduce((n, s) => n + (s.secretHits.get(x.label) ?? 0), 0),
+  }));
+  rows.push({
+    id: "6",
+    check: "log scan: no secret in any line the bot wrote",
+    pass: lines > 0 && debug > 0 && hits.every((h) => h.n === 0),
+    figure:
+      `${lines} lines (${(bytes / 1024).toFixed(0)} KiB, ${debug} at debug) from ${processes} bot processes; ` +
+      hits.map((h) => `${h.n} with the ${h.label}`).join(", "),
+  });
+  return rows;
+}
