@@ -60,7 +60,9 @@ export async function shopThroughput(customers: number, lifted: boolean): Promis
   const stack = await startStack({
     webhooks: true,
     deliveryDelayMs: 200,
-    botArgs: lifted ? ["--import", "tsx", "bench/bot-child.ts"] : undefined,
+    // drill/bot-child.ts is the production startApp(); DRILL_LIFT_LIMITS lifts the bot's own send limiter.
+    botArgs: lifted ? ["--import", "tsx", "drill/bot-child.ts"] : undefined,
+    extraEnv: lifted ? { DRILL_LIFT_LIMITS: "1" } : undefined,
   });
   try {
     const users = Array.from({ length: customers }, () => {
