@@ -90,7 +90,8 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
       onDeliveryHint: (id) => ordersService.onDeliveryHint(id),
       onOutcome: (outcome) => metrics.webhookRequests.inc({ outcome }),
     }),
-    telegramWebhook: config.botMode === "webhook" ? telegramWebhookHandler(bot, config, ordersService) : undefined,
+    telegramWebhook:
+      config.botMode === "webhook" ? telegramWebhookHandler(bot, config, ordersService) : undefined,
     ready: async () => (await redis.ping()) === "PONG",
     metrics: () => metrics.render(),
   });

@@ -58,7 +58,10 @@ export function receiptOf(message: Message): { orderId: string; receipt: Payment
  * here (idempotent per charge id) means a crash at any moment cannot lose a payment; the handler
  * then sees it as already recorded.
  */
-export async function recordPayments(orders: OrdersApi, updates: readonly { message?: Message }[]): Promise<void> {
+export async function recordPayments(
+  orders: OrdersApi,
+  updates: readonly { message?: Message }[],
+): Promise<void> {
   for (const update of updates) {
     const paid = update.message ? receiptOf(update.message) : undefined;
     if (paid) await orders.markPaid(paid.orderId, paid.receipt);
