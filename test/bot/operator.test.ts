@@ -361,7 +361,7 @@ describe("operator tools with 25 orders in mixed states", () => {
     expect(kinds).toEqual(new Set(["delivery_failed", "pay_rejected", "refund_needed"]));
     expect(h.notifier.alertsOf("delivery_failed")).toHaveLength(7);
     expect(h.notifier.alertsOf("pay_rejected")).toHaveLength(3);
-    for (const { alert } of h.notifier.alerts) {
+    for (const { alert } of h.notifier.alerts.filter((a) => a.orderId)) {
       const order = (await h.engine.get(alert.orderId!))!;
       const rendered = renderAlert(alert, order, translatorFor("en"));
       expect(rendered.text).toContain(`#${order.id.slice(0, 8)}`);
