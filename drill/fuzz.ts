@@ -31,6 +31,11 @@ export interface FuzzOptions {
   customers: number;
   /** Hard stop. */
   maxMs: number;
+  /**
+   * Whether reaching every step is a pass/fail check. A few hundred random inputs (the short form)
+   * cannot promise to land on every step, so there it is reported only; the full drill enforces it.
+   */
+  requireEveryStep: boolean;
 }
 
 /** How long an input may wait for its answer. */
@@ -747,9 +752,10 @@ export async function fuzzDrill(opts: FuzzOptions, sink: LogSink): Promise<Row[]
       {
         id: "4d",
         check: "fuzz: inputs reached every step of every flow",
-        pass: missing.length === 0,
+        pass: missing.length === 0 || !opts.requireEveryStep,
         figure:
           `${EXPECTED.length - missing.length}/${EXPECTED.length} steps` +
+          (opts.requireEveryStep ? "" : " (reported only in the short form)") +
           (missing.length ? ` (not reached: ${missing.join(", ")})` : "") +
           `; inputs: ${[...byKind.entries()].map(([k, n]) => `${k} ${n}`).join(", ")}`,
       },
