@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { resellerWebhookHandler } from "../src/http/reseller-webhook.js";
 import { startHttpServer } from "../src/http/server.js";
 import { createLogger } from "../src/logger.js";
-import { createOrdersService } from "../src/orders/service.js";
+import { createOrdersEngine } from "../src/orders/engine.js";
 import type { Notifier, Order } from "../src/orders/types.js";
 import { createResellerClient } from "../src/reseller/client.js";
 import { startResellerSandbox } from "../src/sandbox/reseller/server.js";
@@ -29,7 +29,7 @@ export async function engineCommandsPerOrder(orders: number) {
     refundStars: async () => {},
     alert: async () => {},
   };
-  let engine: ReturnType<typeof createOrdersService> | undefined;
+  let engine: ReturnType<typeof createOrdersEngine> | undefined;
   const http = await startHttpServer({
     host: "127.0.0.1",
     port: 0,
@@ -48,7 +48,7 @@ export async function engineCommandsPerOrder(orders: number) {
     webhookRewrite: [{ from: "https://cost.invalid", to: http.url }],
   });
   const reseller = createResellerClient({ baseUrl: sandbox.url, apiKey: "cost-key", logger });
-  engine = createOrdersService({
+  engine = createOrdersEngine({
     redis,
     prefix: "cost:",
     reseller,

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { createLogger } from "../src/logger.js";
-import { createOrdersService, type OrdersService } from "../src/orders/service.js";
+import { createOrdersEngine, type OrdersEngine } from "../src/orders/engine.js";
 import type { Notifier } from "../src/orders/types.js";
 import { createResellerClient } from "../src/reseller/client.js";
 import { type ResellerSandbox, startResellerSandbox } from "../src/sandbox/reseller/server.js";
@@ -28,7 +28,7 @@ export interface Stack {
   /** The bot as production runs it: `node dist/main.js` with the environment alone. */
   bot: BotProcess;
   /** An engine in this process on the same Redis for placing paid orders directly (its workers are not started). */
-  orders: OrdersService;
+  orders: OrdersEngine;
   close(): Promise<void>;
 }
 
@@ -155,7 +155,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     refundStars: async () => {},
     alert: async () => {},
   };
-  const orders = createOrdersService({
+  const orders = createOrdersEngine({
     redis: client,
     prefix,
     reseller,

@@ -9,14 +9,14 @@ import { resellerWebhookHandler } from "./http/reseller-webhook.js";
 import { type HttpServer, startHttpServer } from "./http/server.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
-import { createOrdersService, type OrdersService } from "./orders/service.js";
+import { createOrdersEngine, type OrdersEngine } from "./orders/engine.js";
 import { createResellerClient } from "./reseller/client.js";
 
 export interface App {
   config: Config;
   logger: Logger;
   redis: Redis;
-  orders: OrdersService;
+  orders: OrdersEngine;
   http: HttpServer;
   /** Stops intake, lets in-flight work finish (up to `timeoutMs`), closes the listener and Redis. */
   stop(timeoutMs?: number): Promise<void>;
@@ -43,7 +43,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   });
   redis.on("error", (err) => logger.warn({ err: { message: err.message } }, "redis connection error"));
 
-  let orders: OrdersService | undefined;
+  let orders: OrdersEngine | undefined;
   const metrics = createMetrics({ queueDepth: () => orders?.queueDepth() ?? Promise.resolve(0) });
   const reseller = createResellerClient({
     baseUrl: config.resellerApiUrl,
@@ -60,7 +60,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   configureApi(notifierApi, { redis, config, logger, metrics, limits: opts.outgoingLimits });
   const notifier = createNotifier({ api: notifierApi, config, logger, redis });
 
-  orders = createOrdersService({
+  orders = createOrdersEngine({
     redis,
     prefix: config.redisPrefix,
     reseller,

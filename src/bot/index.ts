@@ -11,7 +11,6 @@ import type { Redis } from "ioredis";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
-import { OrderStore } from "../orders/store.js";
 import type { OrdersApi } from "../orders/types.js";
 import { registerCommands } from "./commands.js";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.js";
@@ -205,7 +204,6 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
       logger,
       orders: deps.orders,
       reseller: deps.reseller,
-      store: new OrderStore(redis, config.redisPrefix),
     }),
   );
 

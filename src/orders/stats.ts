@@ -28,11 +28,10 @@ export interface OrderStats {
   month: WindowStats;
 }
 
-/** What the statistics need of the store: its Redis and key layout. An OrderStore fits. */
-export type StatsSource = Pick<OrderStore, "redis" | "key" | "orderKey">;
+/** What the statistics need of the store. An OrderStore fits. */
+export type StatsSource = Pick<OrderStore, "createdBetween">;
 
 const DAY_MS = 24 * 3600_000;
-const CHUNK = 500;
 
 function emptyWindow(): WindowStats {
   return {
@@ -71,8 +70,7 @@ function add(w: WindowStats, order: Order): void {
  * nothing and its deposit charge comes back. Revenue is the customer price in roubles (for
  * Stars payments, the rouble price the stars were asked for).
  *
- * One ZRANGEBYSCORE over the 30-day window of `idx:all`, then the records read pipelined in
- * chunks of 500.
+ * One index range over the 30-day window, then the records read pipelined in chunks.
  */
 export async function orderStats(store: StatsSource, now: number): Promise<OrderStats> {
   const monthFrom = now - 30 * DAY_MS;
@@ -80,20 +78,12 @@ export async function orderStats(store: StatsSource, now: number): Promise<Order
   const todayFrom = utcMidnight(now);
   const stats: OrderStats = { today: emptyWindow(), week: emptyWindow(), month: emptyWindow() };
 
-  const ids = await store.redis.zrangebyscore(store.key("idx", "all"), monthFrom, now);
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const pipe = store.redis.pipeline();
-    for (const id of ids.slice(i, i + CHUNK)) pipe.hget(store.orderKey(id), "json");
-    const rows = (await pipe.exec()) ?? [];
-    for (const [err, json] of rows) {
-      if (err || typeof json !== "string") continue;
-      const order = JSON.parse(json) as Order;
-      // The index score is createdAt; the record decides, in case the two ever disagree.
-      if (order.createdAt < monthFrom || order.createdAt > now) continue;
-      add(stats.month, order);
-      if (order.createdAt >= weekFrom) add(stats.week, order);
-      if (order.createdAt >= todayFrom) add(stats.today, order);
-    }
+  for (const order of await store.createdBetween(monthFrom, now)) {
+    // The index score is createdAt; the record decides, in case the two ever disagree.
+    if (order.createdAt < monthFrom || order.createdAt > now) continue;
+    add(stats.month, order);
+    if (order.createdAt >= weekFrom) add(stats.week, order);
+    if (order.createdAt >= todayFrom) add(stats.today, order);
   }
   return stats;
 }

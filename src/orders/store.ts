@@ -1,162 +1,72 @@
 import type { Redis } from "ioredis";
+import { defineScripts } from "../redis/scripts.js";
+import { type OrderKeys, orderKeys } from "./keys.js";
+import { needsAttention } from "./lifecycle.js";
 import type { Order, OrderFilter, OrderState, Page } from "./types.js";
 
 /**
- * Redis layout (every key under the configured prefix P):
+ * Orders in Redis (layout in keys.ts). Every write of an order goes through one Lua script
+ * (lua/writeOrder.lua) that checks the version read before, then writes the record, moves it
+ * between indexes and schedules its follow-up jobs, all at once. A writer that lost the race
+ * sees the new version and re-decides, so two processes, a webhook racing a poll, or a double
+ * tap move an order once, and the work a transition needs (pay, poll, notify, refund, alert) is
+ * recorded with it: a crash cannot separate them.
  *
- *   P order:<id>         hash { v: version, state, json: the whole Order }
- *   P idx:all            zset createdAt → id (operators, newest first)
- *   P idx:chat:<chatId>  zset createdAt → id (a customer's /orders)
- *   P idx:state:<state>  zset createdAt → id (tracking, filters)
- *   P idx:attention      zset createdAt → id (rejected, stuck or refund needed)
- *   P jobs               zset dueAt(ms) → "<type>:<id>[:<arg>]" (follow-up work, see jobs below)
- *
- * Every write of an order goes through one Lua script that checks the version read before,
- * then writes the record, moves it between indexes and schedules its follow-up jobs, all at
- * once. A writer that lost the race sees the new version and re-decides, so two processes,
- * a webhook racing a poll, or a double tap move an order once, and the work a transition
- * needs (pay, poll, notify, refund, alert) is recorded with it: a crash cannot separate them.
+ * The job schedule is a zset of due times; a claimed job's score becomes its lease's end, so a
+ * dead worker's jobs come back by themselves (worker.ts renews the leases of running jobs).
  */
 
-const CAS_SCRIPT = `
-local cur = redis.call('HGET', KEYS[1], 'v')
-if ARGV[1] == '0' then
-  if cur then return 0 end
-elseif cur ~= ARGV[1] then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'v', tostring(tonumber(ARGV[1]) + 1), 'state', ARGV[2], 'json', ARGV[3])
-local n = tonumber(ARGV[4])
-local i = 5
-for _ = 1, n do
-  local op, k, score, member = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
-  if op == 'add' then
-    redis.call('ZADD', KEYS[k], score, member)
-  elseif op == 'rem' then
-    redis.call('ZREM', KEYS[k], member)
-  end
-  i = i + 4
-end
-return 1
-`;
-
-/** Claims due jobs: bumps their score to now + lease so no other worker takes them meanwhile. */
-const CLAIM_SCRIPT = `
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-for _, m in ipairs(due) do
-  redis.call('ZADD', KEYS[1], ARGV[3], m)
-end
-return due
-`;
-
-/** Finishes a claimed job: removes it, or reschedules it, unless someone re-scheduled it since the claim. */
-const FINISH_SCRIPT = `
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
-if ARGV[3] == '' then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-else
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-end
-return 1
-`;
-
-/** Extends a claimed job's lease, unless it was rescheduled or taken over since. */
-const RENEW_SCRIPT = `
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-return 1
-`;
-
-/** Schedules a job only while the order is in one of the given states. */
-const KICK_SCRIPT = `
-local state = redis.call('HGET', KEYS[1], 'state')
-if not state then return 0 end
-for i = 3, #ARGV do
-  if ARGV[i] == state then
-    redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
-    return 1
-  end
-end
-return 0
-`;
-
+/** A job (encoded, see jobs.ts) and when it is due, in ms. */
 export interface JobSpec {
-  /** e.g. "submit:<id>" */
   member: string;
   dueAt: number;
 }
-
-export type WriteResult = { ok: true; order: Order } | { ok: false };
 
 interface Stored {
   order: Order;
   version: number;
 }
 
+const SCRIPTS = ["writeOrder", "claimJobs-1", "finishJob-1", "renewJob-1", "scheduleIfState-2"] as const;
+
+const READ_CHUNK = 500;
+
 export class OrderStore {
-  private readonly casSha: Promise<string>;
-  private readonly claimSha: Promise<string>;
-  private readonly finishSha: Promise<string>;
-  private readonly kickSha: Promise<string>;
-  private readonly renewSha: Promise<string>;
+  /** The key layout, for tests and tools that inspect Redis; the store's methods are the interface. */
+  readonly keys: OrderKeys;
+  private readonly scripts: ReturnType<typeof defineScripts<(typeof SCRIPTS)[number]>>;
+  private readonly now: () => number;
 
   constructor(
-    readonly redis: Redis,
-    readonly prefix: string,
+    private readonly redis: Redis,
+    prefix: string,
+    opts: { now?: () => number } = {},
   ) {
-    this.casSha = this.load(CAS_SCRIPT);
-    this.claimSha = this.load(CLAIM_SCRIPT);
-    this.finishSha = this.load(FINISH_SCRIPT);
-    this.kickSha = this.load(KICK_SCRIPT);
-    this.renewSha = this.load(RENEW_SCRIPT);
-    // Avoid unhandled rejections while Redis is down at construction; the call sites reload.
-    for (const p of [this.casSha, this.claimSha, this.finishSha, this.kickSha, this.renewSha])
-      p.catch(() => {});
-  }
-
-  private load(script: string): Promise<string> {
-    return this.redis.script("LOAD", script) as Promise<string>;
-  }
-
-  /** EVALSHA, falling back to EVAL when the script cache was lost (Redis restarted). */
-  private async run(
-    shaP: Promise<string>,
-    script: string,
-    keys: string[],
-    args: (string | number)[],
-  ): Promise<unknown> {
-    let sha: string | undefined;
-    try {
-      sha = await shaP;
-    } catch {
-      sha = undefined;
-    }
-    if (sha) {
-      try {
-        return await this.redis.evalsha(sha, keys.length, ...keys, ...args);
-      } catch (err) {
-        if (!String(err).includes("NOSCRIPT")) throw err;
-      }
-    }
-    return this.redis.eval(script, keys.length, ...keys, ...args);
-  }
-
-  key(...parts: (string | number)[]): string {
-    return this.prefix + parts.join(":");
-  }
-
-  orderKey(id: string): string {
-    return this.key("order", id);
+    this.keys = orderKeys(prefix);
+    this.now = opts.now ?? Date.now;
+    this.scripts = defineScripts(redis, "orders", new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
   get jobsKey(): string {
-    return this.key("jobs");
+    return this.keys.jobs;
   }
 
+  stateIndex(state: OrderState): string {
+    return this.keys.state(state);
+  }
+
+  chatIndex(chatId: number): string {
+    return this.keys.chat(chatId);
+  }
+
+  filterIndex(filter: OrderFilter): string {
+    return this.keys.filter(filter);
+  }
+
+  // ---- orders ----
+
   async read(id: string): Promise<Stored | null> {
-    const [v, json] = await this.redis.hmget(this.orderKey(id), "v", "json");
+    const [v, json] = await this.redis.hmget(this.keys.order(id), "v", "json");
     if (!v || !json) return null;
     return { order: JSON.parse(json) as Order, version: Number(v) };
   }
@@ -170,7 +80,7 @@ export class OrderStore {
    * indexes and scheduling `jobs` in the same atomic step.
    */
   async write(prev: Order | null, version: number, next: Order, jobs: JobSpec[]): Promise<boolean> {
-    const keys: string[] = [this.orderKey(next.id)];
+    const keys: string[] = [this.keys.order(next.id)];
     const keyIndex = (k: string) => {
       const i = keys.indexOf(k);
       if (i >= 0) return i + 1;
@@ -182,26 +92,28 @@ export class OrderStore {
     const rem = (k: string, member: string) => ops.push("rem", keyIndex(k), 0, member);
 
     if (!prev) {
-      add(this.key("idx", "all"), next.createdAt, next.id);
-      add(this.key("idx", "chat", next.customer.chatId), next.createdAt, next.id);
+      add(this.keys.all, next.createdAt, next.id);
+      add(this.keys.chat(next.customer.chatId), next.createdAt, next.id);
     }
     if (prev?.state !== next.state) {
-      if (prev) rem(this.key("idx", "state", prev.state), next.id);
-      add(this.key("idx", "state", next.state), next.createdAt, next.id);
+      if (prev) rem(this.keys.state(prev.state), next.id);
+      add(this.keys.state(next.state), next.createdAt, next.id);
     }
     const wasAttention = prev ? needsAttention(prev) : false;
     const isAttention = needsAttention(next);
-    if (isAttention && !wasAttention) add(this.key("idx", "attention"), next.createdAt, next.id);
-    if (!isAttention && wasAttention) rem(this.key("idx", "attention"), next.id);
-    for (const job of jobs) add(this.jobsKey, job.dueAt, job.member);
+    if (isAttention && !wasAttention) add(this.keys.attention, next.createdAt, next.id);
+    if (!isAttention && wasAttention) rem(this.keys.attention, next.id);
+    for (const job of jobs) add(this.keys.jobs, job.dueAt, job.member);
 
-    const res = await this.run(this.casSha, CAS_SCRIPT, keys, [
+    const res = await this.scripts.writeOrder(
+      keys.length,
+      ...keys,
       version,
       next.state,
       JSON.stringify(next),
       ops.length / 4,
       ...ops,
-    ]);
+    );
     return res === 1;
   }
 
@@ -219,7 +131,7 @@ export class OrderStore {
       if (!stored) return { won: false, order: null };
       const decision = decide(stored.order);
       if (!decision) return { won: false, order: stored.order };
-      const next = { ...decision.next, updatedAt: Date.now() };
+      const next = { ...decision.next, updatedAt: this.now() };
       if (await this.write(stored.order, stored.version, next, decision.jobs ?? [])) {
         return { won: true, order: next };
       }
@@ -232,7 +144,7 @@ export class OrderStore {
     return this.write(null, 0, order, jobs);
   }
 
-  /** Newest first, one ZREVRANGE and one pipelined read for the page. */
+  /** Newest first, one MULTI (ZREVRANGE, ZCARD) and one pipelined read for the page. */
   async page(indexKey: string, offset: number, limit: number): Promise<Page<Order>> {
     const replies = (await this.redis
       .multi()
@@ -244,25 +156,68 @@ export class OrderStore {
     const ids = replies[0]![1] as string[];
     const total = replies[1]![1] as number;
     if (ids.length === 0) return { items: [], total };
+    return { items: await this.readMany(ids), total };
+  }
+
+  /** A customer's orders, newest first. */
+  pageByChat(chatId: number, offset: number, limit: number): Promise<Page<Order>> {
+    return this.page(this.keys.chat(chatId), offset, limit);
+  }
+
+  /** An operator list, newest first. */
+  pageByFilter(filter: OrderFilter, offset: number, limit: number): Promise<Page<Order>> {
+    return this.page(this.keys.filter(filter), offset, limit);
+  }
+
+  /** Orders created between `from` and `to` (ms, inclusive), read pipelined in chunks. */
+  async createdBetween(from: number, to: number): Promise<Order[]> {
+    const ids = await this.redis.zrangebyscore(this.keys.all, from, to);
+    const orders: Order[] = [];
+    for (let i = 0; i < ids.length; i += READ_CHUNK) {
+      orders.push(...(await this.readMany(ids.slice(i, i + READ_CHUNK))));
+    }
+    return orders;
+  }
+
+  /** Ids of orders starting with `prefix` (lower-case hex), at most `max` of them. */
+  async idsByPrefix(prefix: string, max: number): Promise<string[]> {
+    const found = new Set<string>();
+    let cursor = "0";
+    do {
+      const [next, members] = await this.redis.zscan(
+        this.keys.all,
+        cursor,
+        "MATCH",
+        `${prefix}*`,
+        "COUNT",
+        1000,
+      );
+      cursor = next;
+      // ZSCAN returns member, score pairs.
+      for (let i = 0; i < members.length; i += 2) found.add(members[i] as string);
+      if (found.size >= max) break;
+    } while (cursor !== "0");
+    return [...found].slice(0, max);
+  }
+
+  /** The records of `ids` in one pipeline; missing ones and unreadable replies are left out. */
+  private async readMany(ids: string[]): Promise<Order[]> {
     const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hget(this.orderKey(id), "json");
+    for (const id of ids) pipe.hget(this.keys.order(id), "json");
     const rows = (await pipe.exec()) ?? [];
-    const items = rows.map(([, json]) => (typeof json === "string" ? (JSON.parse(json) as Order) : null));
-    return { items: items.filter((o): o is Order => o !== null), total };
+    const orders: Order[] = [];
+    for (const [err, json] of rows) {
+      if (!err && typeof json === "string") orders.push(JSON.parse(json) as Order);
+    }
+    return orders;
   }
 
-  chatIndex(chatId: number): string {
-    return this.key("idx", "chat", chatId);
-  }
+  // ---- operator alert windows ----
 
-  filterIndex(filter: OrderFilter): string {
-    if (filter === "all") return this.key("idx", "all");
-    if (filter === "attention") return this.key("idx", "attention");
-    return this.key("idx", "state", filter);
-  }
-
-  stateIndex(state: OrderState): string {
-    return this.key("idx", "state", state);
+  /** Opens the throttle window of an alert kind; false while one is open already. */
+  async openAlertWindow(kind: string, seconds: number): Promise<boolean> {
+    const first = await this.redis.set(this.keys.alertWindow(kind), String(this.now()), "EX", seconds, "NX");
+    return first === "OK";
   }
 
   // ---- jobs ----
@@ -270,54 +225,49 @@ export class OrderStore {
   /** Takes up to `limit` due jobs for `leaseMs`; returns them with the lease score needed to finish them. */
   async claim(now: number, limit: number, leaseMs: number): Promise<{ member: string; lease: number }[]> {
     const lease = now + leaseMs;
-    const members = (await this.run(
-      this.claimSha,
-      CLAIM_SCRIPT,
-      [this.jobsKey],
-      [now, limit, lease],
-    )) as string[];
+    const members = (await this.scripts["claimJobs-1"](this.keys.jobs, now, limit, lease)) as string[];
     return members.map((member) => ({ member, lease }));
   }
 
   /** Removes a claimed job (rescheduleAt undefined) or moves it to a later time; no-op if it was rescheduled meanwhile. */
   async finish(member: string, lease: number, rescheduleAt?: number): Promise<boolean> {
-    const res = await this.run(
-      this.finishSha,
-      FINISH_SCRIPT,
-      [this.jobsKey],
-      [member, lease, rescheduleAt === undefined ? "" : rescheduleAt],
+    const res = await this.scripts["finishJob-1"](
+      this.keys.jobs,
+      member,
+      lease,
+      rescheduleAt === undefined ? "" : rescheduleAt,
     );
     return res === 1;
   }
 
   /** Moves a running job's lease from `lease` to `newLease`; false when it is no longer ours to extend. */
   async renew(member: string, lease: number, newLease: number): Promise<boolean> {
-    const res = await this.run(this.renewSha, RENEW_SCRIPT, [this.jobsKey], [member, lease, newLease]);
-    return res === 1;
+    return (await this.scripts["renewJob-1"](this.keys.jobs, member, lease, newLease)) === 1;
   }
 
   /** Schedules a job unconditionally (ZADD). */
   async schedule(member: string, dueAt: number): Promise<void> {
-    await this.redis.zadd(this.jobsKey, dueAt, member);
+    await this.redis.zadd(this.keys.jobs, dueAt, member);
   }
 
-  /** Schedules `member` now if the order exists and is in one of `states`. */
-  async kick(id: string, member: string, states: OrderState[], dueAt = Date.now()): Promise<boolean> {
-    const res = await this.run(
-      this.kickSha,
-      KICK_SCRIPT,
-      [this.orderKey(id), this.jobsKey],
-      [dueAt, member, ...states],
+  /** Schedules a job unless it is scheduled already (ZADD NX). */
+  async scheduleOnce(member: string, dueAt: number): Promise<void> {
+    await this.redis.zadd(this.keys.jobs, "NX", dueAt, member);
+  }
+
+  /** Schedules `member` if the order exists and is in one of `states`. */
+  async kick(id: string, member: string, states: OrderState[], dueAt = this.now()): Promise<boolean> {
+    const res = await this.scripts["scheduleIfState-2"](
+      this.keys.order(id),
+      this.keys.jobs,
+      dueAt,
+      member,
+      ...states,
     );
     return res === 1;
   }
 
   async pendingJobs(): Promise<number> {
-    return this.redis.zcard(this.jobsKey);
+    return this.redis.zcard(this.keys.jobs);
   }
-}
-
-/** Operators' "needs attention": rejected, stuck, or a refund still owed. */
-export function needsAttention(order: Order): boolean {
-  return order.state === "rejected" || order.stuck || order.refund === "needed";
 }

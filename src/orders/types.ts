@@ -207,4 +207,8 @@ export interface OrdersApi {
   resendFinal(orderId: string): Promise<boolean>;
   /** Marks a provider-paid order refunded by hand (operator action). */
   markRefunded(orderId: string): Promise<boolean>;
+  /** Ids of orders whose id starts with `prefix` (lower-case), at most `max` of them (an operator's `/order #ref`). */
+  findIdsByPrefix(prefix: string, max: number): Promise<string[]>;
+  /** Orders created between two times (ms, inclusive), for statistics. */
+  createdBetween(from: number, to: number): Promise<Order[]>;
 }

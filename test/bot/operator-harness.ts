@@ -124,7 +124,6 @@ export class OperatorBot {
         logger: h.logger,
         orders,
         reseller,
-        store: h.engine.store,
       }),
     );
     bot.use(myOrdersFeature());

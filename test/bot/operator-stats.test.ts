@@ -97,8 +97,8 @@ describe("order statistics", () => {
     const pipe = redis.pipeline();
     for (let i = 0; i < 1_234; i++) {
       const o = record(NOW - i * 1000, "delivered", { priceKopecks: 200, wholesaleKopecks: 150 });
-      pipe.hset(store.orderKey(o.id), "v", "1", "state", o.state, "json", JSON.stringify(o));
-      pipe.zadd(store.key("idx", "all"), o.createdAt, o.id);
+      pipe.hset(store.keys.order(o.id), "v", "1", "state", o.state, "json", JSON.stringify(o));
+      pipe.zadd(store.keys.all, o.createdAt, o.id);
     }
     await pipe.exec();
     const s = await orderStats(store, NOW);

@@ -5,7 +5,7 @@ import type { Config } from "../../src/config.js";
 import { resellerWebhookHandler, type WebhookOutcome } from "../../src/http/reseller-webhook.js";
 import { type HttpServer, startHttpServer } from "../../src/http/server.js";
 import { createLogger, type Logger } from "../../src/logger.js";
-import { createOrdersService, type EngineConfig, type OrdersService } from "../../src/orders/service.js";
+import { createOrdersEngine, type EngineConfig, type OrdersEngine } from "../../src/orders/engine.js";
 import type { Customer, OrderItem } from "../../src/orders/types.js";
 import { createResellerClient } from "../../src/reseller/client.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
@@ -27,13 +27,13 @@ export interface EngineHarness {
   logger: Logger;
   logLines: string[];
   webhookOutcomes: WebhookOutcome[];
-  engines: OrdersService[];
+  engines: OrdersEngine[];
   /** The engine the webhook listener talks to (the first one). */
-  engine: OrdersService;
+  engine: OrdersEngine;
   /** Starts another engine instance on the same Redis (another process, or a restart after a crash). */
-  addEngine(overrides?: Partial<EngineConfig>): OrdersService;
+  addEngine(overrides?: Partial<EngineConfig>): OrdersEngine;
   /** Stops an engine without any cleanup, as a killed process would. */
-  crash(engine: OrdersService): void;
+  crash(engine: OrdersEngine): void;
   close(): Promise<void>;
 }
 
@@ -60,7 +60,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
   );
   const notifier = new RecordingNotifier();
   const webhookOutcomes: WebhookOutcome[] = [];
-  const engines: OrdersService[] = [];
+  const engines: OrdersEngine[] = [];
   const http = await startHttpServer({
     host: "127.0.0.1",
     port: 0,
@@ -98,9 +98,9 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
     resellerCallbackUrl: opts.webhooks === false ? undefined : `${PUBLIC_BASE}/webhooks/reseller`,
     ...opts.config,
   };
-  const crashed = new Set<OrdersService>();
+  const crashed = new Set<OrdersEngine>();
   const addEngine = (overrides: Partial<EngineConfig> = {}) => {
-    const engine = createOrdersService({
+    const engine = createOrdersEngine({
       redis,
       prefix,
       reseller: client,

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { createOrdersService, type OrdersService } from "../../src/orders/service.js";
+import { createOrdersEngine, type OrdersEngine } from "../../src/orders/engine.js";
 import type { Notifier, Order } from "../../src/orders/types.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
 import {
@@ -58,7 +58,7 @@ async function mortalEngine(hh: EngineHarness, dieAt: string, leaseMs: number) {
     refundStars: guard("refund", n.refundStars.bind(n), dieAt === "refund:after"),
     alert: n.alert.bind(n),
   };
-  const engine = createOrdersService({
+  const engine = createOrdersEngine({
     redis,
     prefix: hh.prefix,
     reseller,
@@ -80,7 +80,7 @@ async function mortalEngine(hh: EngineHarness, dieAt: string, leaseMs: number) {
   return { engine, isDead: () => dead, redis };
 }
 
-async function waitFinal(engine: OrdersService, hh: EngineHarness, id: string, state: Order["state"]) {
+async function waitFinal(engine: OrdersEngine, hh: EngineHarness, id: string, state: Order["state"]) {
   return eventually(
     async () => {
       const o = await engine.get(id);

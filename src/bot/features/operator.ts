@@ -1,7 +1,7 @@
 import { Composer, GrammyError } from "grammy";
 import type { Config, Locale } from "../../config.js";
 import type { Logger } from "../../logger.js";
-import { orderStats, type StatsSource } from "../../orders/stats.js";
+import { orderStats } from "../../orders/stats.js";
 import type { Order, OrderFilter, OrdersApi } from "../../orders/types.js";
 import { ResellerApiError } from "../../reseller/errors.js";
 import type { ResellerClient } from "../../reseller/types.js";
@@ -30,8 +30,6 @@ export interface OperatorFeatureDeps {
   logger: Logger;
   orders: OrdersApi;
   reseller: Pick<ResellerClient, "balance">;
-  /** The orders store (an OrderStore): /stats, and finding an order by its short reference. */
-  store: StatsSource;
   /** Clock for /stats and "checked at" lines (tests). */
   now?: () => number;
 }
@@ -70,7 +68,7 @@ function plain(html: string): string {
  * of a flow still gets the tools.
  */
 export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotContext> {
-  const { config, orders, reseller, store } = deps;
+  const { config, orders, reseller } = deps;
   const now = deps.now ?? Date.now;
   const log = deps.logger.child({ component: "operator" });
   const operators = new Set(config.operatorIds);
@@ -162,24 +160,9 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
   /** The order named by the full id or the start of it; `ambiguous` when the start fits several. */
   async function findOrder(ref: string): Promise<Order | "ambiguous" | null> {
     if (UUID.test(ref)) return (await orders.get(ref)) ?? (await orders.get(ref.toLowerCase()));
-    const prefix = ref.toLowerCase();
-    const found = new Set<string>();
-    let cursor = "0";
-    do {
-      const [next, members] = await store.redis.zscan(
-        store.key("idx", "all"),
-        cursor,
-        "MATCH",
-        `${prefix}*`,
-        "COUNT",
-        1000,
-      );
-      cursor = next;
-      // ZSCAN returns member, score pairs.
-      for (let i = 0; i < members.length; i += 2) found.add(members[i] as string);
-      if (found.size > 1) return "ambiguous";
-    } while (cursor !== "0");
-    const [id] = [...found];
+    const found = await orders.findIdsByPrefix(ref.toLowerCase(), 2);
+    if (found.length > 1) return "ambiguous";
+    const [id] = found;
     return id ? orders.get(id) : null;
   }
 
@@ -206,7 +189,7 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
 
   const statsView = async (ctx: BotContext) => {
     const t = now();
-    return renderStats(await orderStats(store, t), t, tOf(ctx), await localeOf(ctx));
+    return renderStats(await orderStats(orders, t), t, tOf(ctx), await localeOf(ctx));
   };
   op.command("stats", async (ctx) => {
     await show(ctx, await statsView(ctx), false);

@@ -124,6 +124,12 @@ export class FakeOrders implements OrdersApi {
   async markRefunded() {
     return true;
   }
+  async findIdsByPrefix(prefix: string, max: number) {
+    return [...this.orders.keys()].filter((id) => id.startsWith(prefix)).slice(0, max);
+  }
+  async createdBetween(from: number, to: number) {
+    return [...this.orders.values()].filter((o) => o.createdAt >= from && o.createdAt <= to);
+  }
 }
 
 const gift = (id: string, emoji: string, stars: number, remaining: number | null, rub: number): Gift => ({

@@ -1,0 +1,42 @@
+import type { ResellerApiError } from "../reseller/errors.js";
+import type { EngineContext } from "./context.js";
+import type { AlertKind, OperatorAlert, Order } from "./types.js";
+
+/** Alerts that repeat by nature are sent at most once per window (seconds), across processes. */
+const ALERT_WINDOWS_S: Partial<Record<AlertKind, number>> = { low_balance: 3600, reseller_auth: 600 };
+
+/** Tells the operators, at most once per window for the kinds that have one. */
+export async function sendAlert(ctx: EngineContext, alert: OperatorAlert, order?: Order): Promise<void> {
+  const window = ALERT_WINDOWS_S[alert.kind];
+  if (window && !(await ctx.store.openAlertWindow(alert.kind, window))) return;
+  await ctx.notifier.alert(alert, order);
+}
+
+/** A rejected API key is the operators' to fix: they are told (throttled). */
+export async function noteResellerError(ctx: EngineContext, err: ResellerApiError): Promise<void> {
+  if (err.kind !== "auth") return;
+  await sendAlert(ctx, {
+    kind: "reseller_auth",
+    details: { endpoint: err.endpoint, status: err.status, message: err.message },
+  }).catch((e) => ctx.log.error({ err: e }, "reseller auth alert failed"));
+}
+
+/** Reads the deposit and warns the operators when it is below LOW_BALANCE_RUB. */
+export async function checkBalance(ctx: EngineContext): Promise<void> {
+  const balance = await ctx.reseller.balance();
+  if (balance.balanceRub < ctx.config.lowBalanceRub) {
+    await sendAlert(ctx, {
+      kind: "low_balance",
+      details: { balanceRub: balance.balanceRub, thresholdRub: ctx.config.lowBalanceRub },
+    });
+  }
+}
+
+/** An order's alert, with what the operators need to act on it. */
+export async function sendOrderAlert(ctx: EngineContext, kind: AlertKind, order: Order): Promise<void> {
+  const details: Record<string, string | number | null> = {};
+  if (order.errorMessage) details.reason = order.errorMessage;
+  if (order.rejectReason) details.kind = order.rejectReason;
+  if (order.rejectBalanceRub !== undefined) details.balanceRub = order.rejectBalanceRub;
+  await sendAlert(ctx, { kind, orderId: order.id, details }, order);
+}

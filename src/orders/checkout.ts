@@ -1,0 +1,213 @@
+import { ResellerApiError, ResellerValidationError } from "../reseller/errors.js";
+import { validateCreateOrderRequest } from "../reseller/requests.js";
+import type { CreateOrderRequest, ResellerClient } from "../reseller/types.js";
+import { noteResellerError, sendAlert } from "./alerts.js";
+import { type EngineContext, noteTransition, transition } from "./context.js";
+import { at, enter, isQuoteExpired, jobsFor, PAYABLE_STATES } from "./lifecycle.js";
+import { customerPriceKopecks, rubToKopecks, starsForPrice } from "./pricing.js";
+import type { JobSpec } from "./store.js";
+import type { Order, OrderState, PayCheck, PaymentCurrency, PaymentReceipt, QuoteInput } from "./types.js";
+
+/**
+ * The customer's side of an order: quote (the reseller's `create`), the pre-checkout check,
+ * the payment, direct-checkout confirmation and cancellation.
+ */
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** What the customer pays in under CHECKOUT. */
+export function checkoutCurrency(checkout: EngineContext["config"]["checkout"]): PaymentCurrency {
+  return checkout === "stars" ? "XTR" : checkout === "invoice" ? "RUB" : "NONE";
+}
+
+function createRequest(ctx: EngineContext, order: Order): CreateOrderRequest {
+  const { item } = order;
+  const req: CreateOrderRequest = { custom_id: order.id, product: item.product };
+  if (item.recipient !== undefined) req.recipient_username = item.recipient;
+  if (item.quantity !== undefined) req.quantity = item.quantity;
+  if (item.giftId !== undefined) req.gift_id = item.giftId;
+  if (item.code !== undefined) req.code = item.code;
+  if (item.productRef !== undefined) req.product_ref = item.productRef;
+  if (item.fields !== undefined) req.fields = item.fields;
+  if (ctx.config.resellerCallbackUrl) req.callback_url = ctx.config.resellerCallbackUrl;
+  return req;
+}
+
+async function callCreate(ctx: EngineContext, order: Order): Promise<Order> {
+  const { config } = ctx;
+  let created: Awaited<ReturnType<ResellerClient["createOrder"]>>;
+  try {
+    created = await ctx.reseller.createOrder(createRequest(ctx, order));
+  } catch (err) {
+    if (err instanceof ResellerApiError) await noteResellerError(ctx, err);
+    if (err instanceof ResellerValidationError || (err instanceof ResellerApiError && !err.transient)) {
+      await transition(ctx, order.id, ["draft"], "cancelled", () => ({
+        errorMessage: err instanceof Error ? err.message : String(err),
+      }));
+    }
+    throw err;
+  }
+  const wholesaleKopecks = rubToKopecks(created.totalToPayRub);
+  const priceKopecks = customerPriceKopecks(wholesaleKopecks, config.priceMarkupPercent);
+  const amount = order.currency === "XTR" ? starsForPrice(priceKopecks, config.starPriceRub) : priceKopecks;
+  const res = await transition(ctx, order.id, ["draft"], "quoted", () => ({
+    wholesaleKopecks,
+    priceKopecks,
+    amount,
+    resellerStatus: created.status,
+    expiresAt: ctx.now() + config.quoteTtlSeconds * 1000,
+  }));
+  const result = res.order ?? (await ctx.store.get(order.id));
+  if (!result) throw new Error(`order ${order.id} vanished`);
+  return result;
+}
+
+export async function quote(ctx: EngineContext, input: QuoteInput): Promise<Order> {
+  if (!UUID_V4.test(input.orderId)) throw new Error("orderId must be a UUID v4");
+  const existing = await ctx.store.get(input.orderId);
+  if (existing) {
+    return existing.state === "draft" ? callCreate(ctx, existing) : existing;
+  }
+  const t = ctx.now();
+  const order: Order = {
+    id: input.orderId,
+    state: "draft",
+    item: input.item,
+    customer: input.customer,
+    currency: checkoutCurrency(ctx.config.checkout),
+    refund: "none",
+    stuck: false,
+    createdAt: t,
+    updatedAt: t,
+    expiresAt: t + ctx.config.quoteTtlSeconds * 1000,
+    times: { draft: t },
+  };
+  // Checked before anything is written or sent: a bad request changes nothing.
+  validateCreateOrderRequest(createRequest(ctx, order));
+  if (!(await ctx.store.create(order, jobsFor(order, null, ctx.timing())))) {
+    return quote(ctx, input); // a concurrent call created it first
+  }
+  return callCreate(ctx, order);
+}
+
+export async function checkPayable(
+  ctx: EngineContext,
+  orderId: string,
+  expect: { userId: number; currency: "XTR" | "RUB"; totalAmount: number },
+): Promise<PayCheck> {
+  const order = await ctx.store.get(orderId);
+  if (!order) return { ok: false, reason: "not_found" };
+  if (order.customer.userId !== expect.userId) return { ok: false, reason: "wrong_user", order };
+  if (isQuoteExpired(order, ctx.now())) return { ok: false, reason: "expired", order };
+  if (order.state !== "quoted") return { ok: false, reason: "not_quoted", order };
+  if (order.currency !== expect.currency || order.amount !== expect.totalAmount) {
+    return { ok: false, reason: "wrong_amount", order };
+  }
+  return { ok: true, order };
+}
+
+type PaidOutcome = "paid" | "duplicate" | "refunded_extra";
+
+/**
+ * Records a customer's payment. The first payment of an order makes it `paid` (and queues
+ * `pay`); the same payment seen again changes nothing; another payment for an order already
+ * paid is kept as an extra charge and goes back to the customer (Stars) or to the operators.
+ */
+export async function markPaid(
+  ctx: EngineContext,
+  orderId: string,
+  receipt: PaymentReceipt,
+): Promise<{ outcome: PaidOutcome; order: Order | null }> {
+  const t = ctx.now();
+  let outcome = "duplicate" as PaidOutcome;
+  let prevState: OrderState | null = null;
+  const res = await ctx.store.update(orderId, (order) => {
+    const known =
+      order.telegramChargeId === receipt.telegramChargeId ||
+      (order.extraCharges ?? []).some((c) => c.telegramChargeId === receipt.telegramChargeId);
+    if (known) {
+      outcome = "duplicate";
+      return null;
+    }
+    if (PAYABLE_STATES.includes(order.state) && !order.telegramChargeId) {
+      outcome = "paid";
+      prevState = order.state;
+      const next = enter(
+        {
+          ...order,
+          currency: receipt.currency,
+          amount: receipt.totalAmount,
+          telegramChargeId: receipt.telegramChargeId,
+          providerChargeId: receipt.providerChargeId,
+        },
+        "paid",
+        t,
+      );
+      return { next, jobs: jobsFor(next, order.state, ctx.timing()) };
+    }
+    // The order was paid already: this second payment goes back to the customer.
+    outcome = "refunded_extra";
+    const extra = {
+      telegramChargeId: receipt.telegramChargeId,
+      providerChargeId: receipt.providerChargeId,
+      currency: receipt.currency,
+      amount: receipt.totalAmount,
+      refund: "needed" as const,
+    };
+    const next: Order = { ...order, extraCharges: [...(order.extraCharges ?? []), extra] };
+    const jobs: JobSpec[] = [
+      receipt.currency === "XTR"
+        ? at({ type: "xrefund", orderId: order.id, chargeId: receipt.telegramChargeId }, t)
+        : at({ type: "alert", kind: "duplicate_payment", orderId: order.id }, t),
+    ];
+    return { next, jobs };
+  });
+  if (!res.order) {
+    // A payment for an order we do not have: give Stars back at once and tell the operators.
+    ctx.log.error({ orderId, currency: receipt.currency }, "payment received for an unknown order");
+    if (receipt.currency === "XTR") {
+      await ctx.notifier.refundStars(receipt.userId, receipt.telegramChargeId).catch((err) => {
+        ctx.log.error({ err, orderId }, "refund of a payment for an unknown order failed");
+      });
+    }
+    await sendAlert(ctx, { kind: "duplicate_payment", orderId, details: { reason: "unknown order" } });
+    return { outcome: "refunded_extra", order: null };
+  }
+  if (res.won && outcome === "paid") {
+    noteTransition(ctx, res.order, prevState);
+    ctx.kick();
+  }
+  return { outcome, order: res.order };
+}
+
+class NotAllowed extends Error {}
+
+/** CHECKOUT=direct: the customer's Confirm takes the place of a payment. */
+export async function confirm(
+  ctx: EngineContext,
+  orderId: string,
+  userId: number,
+): Promise<{ won: boolean; order: Order | null }> {
+  const t = ctx.now();
+  const res = await transition(ctx, orderId, ["quoted"], "paid", (order) => {
+    if (order.customer.userId !== userId || isQuoteExpired(order, t)) throw new NotAllowed();
+    return {};
+  }).catch((err) => {
+    if (err instanceof NotAllowed) return { won: false, order: null };
+    throw err;
+  });
+  if (!res.order) return { won: false, order: await ctx.store.get(orderId) };
+  if (res.won) ctx.kick();
+  return res;
+}
+
+export async function cancel(
+  ctx: EngineContext,
+  orderId: string,
+  userId: number,
+): Promise<{ won: boolean; order: Order | null }> {
+  const order = await ctx.store.get(orderId);
+  if (!order || order.customer.userId !== userId) return { won: false, order };
+  const res = await transition(ctx, orderId, ["draft", "quoted"], "cancelled");
+  return res.order ? res : { won: false, order };
+}

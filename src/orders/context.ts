@@ -1,0 +1,73 @@
+import type { Config } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { ResellerClient } from "../reseller/types.js";
+import { canMove, enter, jobsFor, type LifecycleTiming } from "./lifecycle.js";
+import type { OrderStore } from "./store.js";
+import type { Notifier, Order, OrderState } from "./types.js";
+
+/** The settings the orders engine reads. */
+export type EngineConfig = Pick<
+  Config,
+  | "checkout"
+  | "priceMarkupPercent"
+  | "starPriceRub"
+  | "quoteTtlSeconds"
+  | "pollIntervalSeconds"
+  | "trackingTimeoutHours"
+  | "lowBalanceRub"
+  | "resellerCallbackUrl"
+>;
+
+export interface EngineHooks {
+  /** Called after every state change this process made. */
+  onTransition?(order: Order, from: OrderState | null): void;
+  onJob?(type: string, outcome: "done" | "retry" | "error"): void;
+}
+
+/** What every part of the orders engine shares: built once by `createOrdersEngine`. */
+export interface EngineContext {
+  store: OrderStore;
+  reseller: ResellerClient;
+  notifier: Notifier;
+  log: Logger;
+  config: EngineConfig;
+  hooks: EngineHooks;
+  now: () => number;
+  /** Timing of the jobs a transition schedules, as of now. */
+  timing(): LifecycleTiming;
+  /** Wakes this process's worker (new work was scheduled). */
+  kick(): void;
+}
+
+/** Delay of the first status poll after `pay` (at least 50 ms). */
+export function pollMsOf(config: EngineConfig): number {
+  return Math.max(50, config.pollIntervalSeconds * 1000);
+}
+
+/**
+ * Moves an order from one of `from` to `to`, applying `patch`; exactly one concurrent caller
+ * wins. The order's jobs for the new state are recorded in the same atomic write.
+ */
+export async function transition(
+  ctx: EngineContext,
+  id: string,
+  from: readonly OrderState[],
+  to: OrderState,
+  patch: (order: Order) => Partial<Order> = () => ({}),
+): Promise<{ won: boolean; order: Order | null }> {
+  let prevState: OrderState | null = null;
+  const res = await ctx.store.update(id, (order) => {
+    if (!from.includes(order.state) || !canMove(order.state, to)) return null;
+    prevState = order.state;
+    const next = enter({ ...order, ...patch(order) }, to, ctx.now());
+    return { next, jobs: jobsFor(next, order.state, ctx.timing()) };
+  });
+  if (res.won && res.order) noteTransition(ctx, res.order, prevState);
+  return res;
+}
+
+/** Logs a state change this process made and tells the hooks. */
+export function noteTransition(ctx: EngineContext, order: Order, from: OrderState | null): void {
+  ctx.log.info({ orderId: order.id, from, to: order.state }, "order state changed");
+  ctx.hooks.onTransition?.(order, from);
+}

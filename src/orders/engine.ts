@@ -1,0 +1,146 @@
+import type { Logger } from "../logger.js";
+import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
+import { cancel, checkPayable, confirm, markPaid, quote } from "./checkout.js";
+import { type EngineConfig, type EngineContext, type EngineHooks, pollMsOf } from "./context.js";
+import { Retry, runJob } from "./handlers.js";
+import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
+import { NOTIFIED_STATES } from "./lifecycle.js";
+import { OrderStore } from "./store.js";
+import { applyResellerOrder, onDeliveryHint, recheck } from "./tracking.js";
+import type { Notifier, Order, OrdersApi } from "./types.js";
+import { JobWorker } from "./worker.js";
+
+export type { EngineConfig, EngineHooks } from "./context.js";
+
+/**
+ * The orders engine: the only thing that changes orders. The bot asks it for quotes and
+ * payments (checkout.ts); the reseller's answers come back through tracking.ts; everything an
+ * order needs next is a job (jobs.ts) scheduled with its state change (lifecycle.ts) and run
+ * by a worker (worker.ts, handlers.ts); operators are told through alerts.ts.
+ */
+export interface OrdersEngineOptions {
+  redis: import("ioredis").Redis;
+  prefix: string;
+  reseller: ResellerClient;
+  notifier: Notifier;
+  logger: Logger;
+  config: EngineConfig;
+  /** How long a claimed job is reserved for one worker before another may take it (crash recovery). */
+  leaseMs?: number;
+  /** Jobs handled at once by this process. */
+  concurrency?: number;
+  /** Pause between empty polls of the job schedule. */
+  idleDelayMs?: number;
+  /** Deposit check period (also checked after every pay). */
+  balanceCheckIntervalMs?: number;
+  hooks?: EngineHooks;
+  now?: () => number;
+}
+
+export interface OrdersEngine extends OrdersApi {
+  readonly store: OrderStore;
+  /** Starts this process's worker: resumes everything in flight (paid → pay, pending → poll, unsent notifications). */
+  start(): void;
+  /** Stops taking jobs, lets running ones finish within `timeoutMs`, hands unfinished ones back. */
+  stop(timeoutMs?: number): Promise<void>;
+  /** A delivery webhook's hint: re-read the order from the reseller soon. False when the order is unknown or not awaiting delivery. */
+  onDeliveryHint(orderId: string): Promise<boolean>;
+  /** Applies what the reseller says about an order (the source of truth). */
+  applyResellerOrder(orderId: string, remote: ResellerOrder): Promise<Order | null>;
+  /** Jobs waiting or running, for metrics. */
+  queueDepth(): Promise<number>;
+}
+
+export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
+  const now = opts.now ?? Date.now;
+  const store = new OrderStore(opts.redis, opts.prefix, { now });
+  const balanceEveryMs = opts.balanceCheckIntervalMs ?? 10 * 60_000;
+  const log = opts.logger.child({ component: "orders" });
+  const pollMs = pollMsOf(opts.config);
+  const quoteTtlMs = opts.config.quoteTtlSeconds * 1000;
+
+  const ctx: EngineContext = {
+    store,
+    reseller: opts.reseller,
+    notifier: opts.notifier,
+    log,
+    config: opts.config,
+    hooks: opts.hooks ?? {},
+    now,
+    timing: () => ({ now: now(), quoteTtlMs, pollMs }),
+    kick: () => worker.kick(),
+  };
+
+  const worker: JobWorker = new JobWorker({
+    store,
+    log,
+    now,
+    leaseMs: opts.leaseMs ?? 60_000,
+    concurrency: opts.concurrency ?? 16,
+    idleDelayMs: opts.idleDelayMs ?? 100,
+    async run(member) {
+      const job = decodeJob(member);
+      if (!job) {
+        log.error({ member }, "unknown job type");
+        return undefined;
+      }
+      const result = await runJob(ctx, job, { balanceEveryMs });
+      return result instanceof Retry ? result.at : undefined;
+    },
+    onOutcome: (member, outcome) => ctx.hooks.onJob?.(jobTypeOf(member), outcome),
+  });
+
+  return {
+    store,
+    quote: (input) => quote(ctx, input),
+    get: (id) => store.get(id),
+    async setCardMessage(orderId, messageId) {
+      await store.update(orderId, (o) =>
+        o.cardMessageId === messageId ? null : { next: { ...o, cardMessageId: messageId } },
+      );
+    },
+    checkPayable: (orderId, expect) => checkPayable(ctx, orderId, expect),
+    markPaid: (orderId, receipt) => markPaid(ctx, orderId, receipt),
+    confirm: (orderId, userId) => confirm(ctx, orderId, userId),
+    cancel: (orderId, userId) => cancel(ctx, orderId, userId),
+    listByChat: (chatId, offset, limit) => store.pageByChat(chatId, offset, limit),
+    listAll: (filter, offset, limit) => store.pageByFilter(filter, offset, limit),
+    recheck: (orderId) => recheck(ctx, orderId),
+    async resendFinal(orderId) {
+      const res = await store.update(orderId, (o) =>
+        NOTIFIED_STATES.includes(o.state)
+          ? {
+              next: { ...o, finalNotifiedAt: undefined },
+              jobs: [{ member: encodeJob({ type: "final", orderId: o.id }), dueAt: now() }],
+            }
+          : null,
+      );
+      if (res.won) worker.kick();
+      return res.won;
+    },
+    async markRefunded(orderId) {
+      const res = await store.update(orderId, (o) =>
+        o.refund === "needed" ? { next: { ...o, refund: "done" } } : null,
+      );
+      return res.won;
+    },
+    findIdsByPrefix: (prefix, max) => store.idsByPrefix(prefix, max),
+    createdBetween: (from, to) => store.createdBetween(from, to),
+    start() {
+      if (worker.isRunning) return;
+      store
+        .scheduleOnce(encodeJob({ type: "balance" }), now())
+        .catch((err) => log.warn({ err }, "could not schedule the balance check"));
+      worker.start();
+      log.info("orders engine started");
+    },
+    async stop(timeoutMs = 10_000) {
+      if (!worker.isRunning) return;
+      await worker.stop(timeoutMs);
+      log.info("orders engine stopped");
+    },
+    onDeliveryHint: (orderId) => onDeliveryHint(ctx, orderId),
+    applyResellerOrder: (orderId, remote) => applyResellerOrder(ctx, orderId, remote),
+    queueDepth: () => store.pendingJobs(),
+  };
+}

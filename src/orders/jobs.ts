@@ -1,0 +1,61 @@
+import type { AlertKind } from "./types.js";
+
+/**
+ * The follow-up work the orders engine schedules, one variant per kind. Jobs live in the
+ * schedule (a Redis zset) as strings: `encodeJob` and `decodeJob` are the only places that
+ * know the form (`<type>:<orderId>`, `alert:<kind>:<orderId>`, `xrefund:<orderId>:<chargeId>`).
+ */
+export type Job =
+  /** Expire a quote that was not paid in time. */
+  | { type: "expire"; orderId: string }
+  /** Call `pay` for a paid order. */
+  | { type: "submit"; orderId: string }
+  /** Read a pending order's status from the reseller. */
+  | { type: "track"; orderId: string }
+  /** Bring the customer's order card up to date. */
+  | { type: "card"; orderId: string }
+  /** Send the one final message. */
+  | { type: "final"; orderId: string }
+  /** Refund the Stars payment of a failed or rejected order. */
+  | { type: "refund"; orderId: string }
+  /** Refund a second payment for an order that was paid already. */
+  | { type: "xrefund"; orderId: string; chargeId: string }
+  /** Tell the operators about an order. */
+  | { type: "alert"; kind: AlertKind; orderId: string }
+  /** Check the reseller deposit (periodic, and after every pay). */
+  | { type: "balance" };
+
+export type JobType = Job["type"];
+
+const ORDER_JOBS = new Set<string>(["expire", "submit", "track", "card", "final", "refund"]);
+
+export function encodeJob(job: Job): string {
+  switch (job.type) {
+    case "alert":
+      return `alert:${job.kind}:${job.orderId}`;
+    case "xrefund":
+      return `xrefund:${job.orderId}:${job.chargeId}`;
+    case "balance":
+      return "balance:check";
+    default:
+      return `${job.type}:${job.orderId}`;
+  }
+}
+
+/** The job behind a schedule entry; null for an entry this version does not know. */
+export function decodeJob(member: string): Job | null {
+  const [type = "", first = "", ...rest] = member.split(":");
+  const second = rest.join(":");
+  if (type === "balance") return { type: "balance" };
+  if (!first) return null;
+  if (type === "alert") return second ? { type, kind: first as AlertKind, orderId: second } : null;
+  if (type === "xrefund") return { type, orderId: first, chargeId: second };
+  if (ORDER_JOBS.has(type))
+    return { type: type as Exclude<Job, { type: "alert" | "xrefund" | "balance" }>["type"], orderId: first };
+  return null;
+}
+
+/** The type of an encoded job, for logs and metrics. */
+export function jobTypeOf(member: string): string {
+  return member.split(":")[0] ?? "";
+}

@@ -1,0 +1,40 @@
+import type { OrderFilter, OrderState } from "./types.js";
+
+/**
+ * The orders' Redis layout, built in one place (every key under the configured prefix P):
+ *
+ *   P order:<id>         hash { v: version, state, json: the whole Order }
+ *   P idx:all            zset createdAt → id (operators, newest first; stats by time)
+ *   P idx:chat:<chatId>  zset createdAt → id (a customer's /orders)
+ *   P idx:state:<state>  zset createdAt → id (tracking, filters)
+ *   P idx:attention      zset createdAt → id (rejected, stuck or refund needed)
+ *   P jobs               zset dueAt(ms) → job (follow-up work, see jobs.ts)
+ *   P alert:<kind>       throttle window of an operator alert kind
+ */
+export interface OrderKeys {
+  order(id: string): string;
+  readonly all: string;
+  chat(chatId: number): string;
+  state(state: OrderState): string;
+  readonly attention: string;
+  readonly jobs: string;
+  alertWindow(kind: string): string;
+  /** The index behind an operator list filter. */
+  filter(filter: OrderFilter): string;
+}
+
+export function orderKeys(prefix: string): OrderKeys {
+  const attention = `${prefix}idx:attention`;
+  const all = `${prefix}idx:all`;
+  const state = (s: OrderState) => `${prefix}idx:state:${s}`;
+  return {
+    order: (id) => `${prefix}order:${id}`,
+    all,
+    chat: (chatId) => `${prefix}idx:chat:${chatId}`,
+    state,
+    attention,
+    jobs: `${prefix}jobs`,
+    alertWindow: (kind) => `${prefix}alert:${kind}`,
+    filter: (f) => (f === "all" ? all : f === "attention" ? attention : state(f)),
+  };
+}

@@ -1,0 +1,115 @@
+import { encodeJob, type Job } from "./jobs.js";
+import type { JobSpec } from "./store.js";
+import type { Order, OrderState } from "./types.js";
+
+/**
+ * The order lifecycle as pure rules: which moves are allowed, what a move implies for refunds,
+ * and which jobs each move schedules. No Redis, no clock of its own: callers pass `now`.
+ */
+
+/** Where each state may go (DESIGN.md; `draft` is the engine's own). */
+export const NEXT_STATES: Readonly<Record<OrderState, readonly OrderState[]>> = {
+  draft: ["quoted", "expired", "cancelled", "paid"],
+  quoted: ["paid", "expired", "cancelled"],
+  // A real payment always counts, even for a quote that expired or was cancelled meanwhile.
+  expired: ["paid"],
+  cancelled: ["paid"],
+  paid: ["pending", "rejected", "delivered", "failed"],
+  pending: ["delivered", "failed"],
+  delivered: [],
+  failed: [],
+  rejected: [],
+};
+
+/** States in which a customer's payment is taken as the order's payment. */
+export const PAYABLE_STATES: readonly OrderState[] = ["draft", "quoted", "expired", "cancelled"];
+
+/** States that end with a final message to the customer. */
+export const NOTIFIED_STATES: readonly OrderState[] = ["delivered", "failed", "rejected"];
+
+/** States in which the reseller holds (or may hold) the order: tracking applies. */
+export const TRACKED_STATES: readonly OrderState[] = ["paid", "pending"];
+
+export function canMove(from: OrderState, to: OrderState): boolean {
+  return NEXT_STATES[from].includes(to);
+}
+
+/** A quote past its time: expired already, or quoted/draft with its expiry reached. */
+export function isQuoteExpired(order: Order, now: number): boolean {
+  if (order.state === "expired") return true;
+  return (order.state === "quoted" || order.state === "draft") && (order.expiresAt ?? 0) <= now;
+}
+
+/** Operators' "needs attention": rejected, stuck, or a refund still owed. */
+export function needsAttention(order: Order): boolean {
+  return order.state === "rejected" || order.stuck || order.refund === "needed";
+}
+
+/**
+ * What entering `to` changes besides the state: its time, and for a failed or rejected order
+ * paid in roubles through Telegram, a refund the operators must make by hand.
+ */
+export function enter(order: Order, to: OrderState, now: number): Order {
+  const next: Order = { ...order, state: to, times: { ...order.times, [to]: now } };
+  if ((to === "failed" || to === "rejected") && next.refund === "none" && next.currency === "RUB") {
+    next.refund = "needed";
+  }
+  return next;
+}
+
+export interface LifecycleTiming {
+  now: number;
+  quoteTtlMs: number;
+  pollMs: number;
+}
+
+export function at(job: Job, dueAt: number): JobSpec {
+  return { member: encodeJob(job), dueAt };
+}
+
+/** The jobs a state change brings with it, recorded atomically with it. */
+export function jobsFor(order: Order, from: OrderState | null, timing: LifecycleTiming): JobSpec[] {
+  const { now } = timing;
+  const orderId = order.id;
+  const jobs: JobSpec[] = [];
+  switch (order.state) {
+    case "draft":
+      jobs.push(at({ type: "expire", orderId }, order.expiresAt ?? now + timing.quoteTtlMs));
+      break;
+    case "quoted":
+      jobs.push(at({ type: "expire", orderId }, order.expiresAt ?? now));
+      break;
+    case "paid":
+      jobs.push(at({ type: "submit", orderId }, now));
+      break;
+    case "pending":
+      jobs.push(at({ type: "track", orderId }, now + timing.pollMs));
+      break;
+    case "delivered":
+      jobs.push(at({ type: "final", orderId }, now));
+      break;
+    case "failed":
+    case "rejected": {
+      const kind = order.state === "failed" ? "delivery_failed" : "pay_rejected";
+      jobs.push(at({ type: "alert", kind, orderId }, now));
+      // Stars are refunded first so the final message can say so; otherwise it goes at once.
+      if (order.refund === "none" && order.currency === "XTR" && order.telegramChargeId) {
+        jobs.push(at({ type: "refund", orderId }, now));
+      } else {
+        jobs.push(at({ type: "final", orderId }, now));
+      }
+      if (order.refund === "needed") jobs.push(at({ type: "alert", kind: "refund_needed", orderId }, now));
+      break;
+    }
+    default:
+      break;
+  }
+  const moved = from !== null && from !== order.state;
+  if (
+    (moved && order.cardMessageId !== undefined) ||
+    (order.state !== from && TRACKED_STATES.includes(order.state))
+  ) {
+    jobs.push(at({ type: "card", orderId }, now));
+  }
+  return jobs;
+}

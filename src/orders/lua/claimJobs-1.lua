@@ -1,0 +1,16 @@
+--[[
+  Claims due jobs: moves each one's score to the lease's end, so no other worker takes it
+  until the lease runs out (a worker that dies simply stops renewing it).
+
+  KEYS[1]  the job schedule (zset: due time in ms -> job)
+  ARGV[1]  now (ms)
+  ARGV[2]  how many jobs at most
+  ARGV[3]  the lease's end (ms), the score the claimed jobs get
+
+  Returns the claimed jobs.
+]]
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, m in ipairs(due) do
+  redis.call('ZADD', KEYS[1], ARGV[3], m)
+end
+return due

@@ -1,0 +1,35 @@
+--[[
+  Writes an order record if it is still at the version the caller read (compare-and-set),
+  and in the same atomic step moves it between indexes and schedules its follow-up jobs.
+  Called with a variable number of keys (numkeys is the first argument).
+
+  KEYS[1]   the order's hash   { v: version, state, json }
+  KEYS[2..] the index zsets and the job schedule named by the ops below
+
+  ARGV[1]   the version read before (0 = the order must not exist yet)
+  ARGV[2]   the new state
+  ARGV[3]   the new record (JSON)
+  ARGV[4]   n, the number of index/schedule operations that follow
+  ARGV[5..] n groups of 4: op ('add' | 'rem'), key index into KEYS, score, member
+
+  Returns 1 when written, 0 when the version did not match (another writer got in first).
+]]
+local cur = redis.call('HGET', KEYS[1], 'v')
+if ARGV[1] == '0' then
+  if cur then return 0 end
+elseif cur ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', tostring(tonumber(ARGV[1]) + 1), 'state', ARGV[2], 'json', ARGV[3])
+local n = tonumber(ARGV[4])
+local i = 5
+for _ = 1, n do
+  local op, k, score, member = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
+  if op == 'add' then
+    redis.call('ZADD', KEYS[k], score, member)
+  elseif op == 'rem' then
+    redis.call('ZREM', KEYS[k], member)
+  end
+  i = i + 4
+end
+return 1

@@ -1,0 +1,144 @@
+import type { Logger } from "../logger.js";
+import type { OrderStore } from "./store.js";
+
+/**
+ * This process's share of the job schedule: claims due jobs with a lease, runs them (at most
+ * `concurrency` at once), renews the lease of every running job so no other worker starts it
+ * again, and finishes or reschedules each. A process that dies stops renewing; its jobs come
+ * back to every worker when their leases run out.
+ */
+export interface WorkerOptions {
+  store: OrderStore;
+  log: Logger;
+  now: () => number;
+  /** Runs one job; a number is "run it again at that time (ms)". */
+  run(member: string): Promise<number | undefined>;
+  /** Called when a job ends: done, to be retried, or failed (retried after a pause). */
+  onOutcome?(member: string, outcome: "done" | "retry" | "error"): void;
+  /** How long a claimed job is reserved for one worker before another may take it (crash recovery). */
+  leaseMs: number;
+  /** Jobs handled at once by this process. */
+  concurrency: number;
+  /** Pause between empty polls of the job schedule. */
+  idleDelayMs: number;
+}
+
+/** Pause before a job that threw runs again. */
+const ERROR_RETRY_MS = 2000;
+
+export class JobWorker {
+  private running = false;
+  private wake: (() => void) | undefined;
+  private readonly inFlight = new Map<string, { held: { lease: number }; done: Promise<void> }>();
+  private loopDone: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: WorkerOptions) {}
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** New work was scheduled: look at the schedule now rather than after the idle pause. */
+  kick(): void {
+    this.wake?.();
+  }
+
+  /** Stops claiming, lets running jobs finish within `timeoutMs`, hands unfinished ones back. */
+  async stop(timeoutMs: number): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.kick();
+    await this.loopDone;
+    const pending = [...this.inFlight.values()].map((j) => j.done);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(pending),
+      new Promise((r) => {
+        timer = setTimeout(r, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    // Whatever is still running is handed back now rather than after its lease runs out.
+    const { store, now } = this.opts;
+    await Promise.allSettled(
+      [...this.inFlight.entries()].map(([member, { held }]) => store.finish(member, held.lease, now())),
+    );
+  }
+
+  private async loop(): Promise<void> {
+    const { store, log, now, concurrency, leaseMs, idleDelayMs } = this.opts;
+    let redisDown = false;
+    while (this.running) {
+      let claimed: { member: string; lease: number }[] = [];
+      const free = concurrency - this.inFlight.size;
+      if (free > 0) {
+        try {
+          claimed = await store.claim(now(), free, leaseMs);
+          if (redisDown) log.info("job schedule reachable again");
+          redisDown = false;
+        } catch (err) {
+          if (!redisDown) log.error({ err }, "cannot read the job schedule; retrying");
+          redisDown = true;
+        }
+      }
+      for (const { member, lease } of claimed) {
+        if (this.inFlight.has(member)) {
+          // Re-scheduled while it runs here (new work for the same job): run it again afterwards.
+          await store.finish(member, lease, now() + idleDelayMs).catch(() => {});
+          continue;
+        }
+        const held = { lease };
+        const done = this.handle(member, held).finally(() => {
+          this.inFlight.delete(member);
+          this.kick();
+        });
+        this.inFlight.set(member, { held, done });
+      }
+      if (claimed.length === 0 || this.inFlight.size >= concurrency) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, redisDown ? 1000 : idleDelayMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = undefined;
+      }
+    }
+  }
+
+  private async handle(member: string, held: { lease: number }): Promise<void> {
+    const { store, log, now, leaseMs } = this.opts;
+    // A job can outlast its lease (a slow reseller, Telegram's limits): keep extending it while it
+    // runs so no other worker starts it a second time. Only a dead process stops renewing.
+    const renewal = setInterval(
+      () => {
+        const next = now() + leaseMs;
+        store.renew(member, held.lease, next).then(
+          (ok) => {
+            if (ok) held.lease = next;
+          },
+          () => {},
+        );
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
+    try {
+      const retryAt = await this.opts.run(member);
+      clearInterval(renewal);
+      await store.finish(member, held.lease, retryAt);
+      this.opts.onOutcome?.(member, retryAt === undefined ? "done" : "retry");
+    } catch (err) {
+      clearInterval(renewal);
+      this.opts.onOutcome?.(member, "error");
+      log.error({ err, job: member }, "job failed; will retry");
+      await store.finish(member, held.lease, now() + ERROR_RETRY_MS).catch(() => {});
+    }
+  }
+}

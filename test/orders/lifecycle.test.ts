@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { decodeJob, encodeJob, type Job } from "../../src/orders/jobs.js";
+import { canMove, enter, isQuoteExpired, jobsFor, NEXT_STATES } from "../../src/orders/lifecycle.js";
+import { ORDER_STATES, type Order, type OrderState } from "../../src/orders/types.js";
+
+const T = 1_000_000;
+const timing = { now: T, quoteTtlMs: 900_000, pollMs: 3000 };
+
+function order(state: OrderState, over: Partial<Order> = {}): Order {
+  return {
+    id: "6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f",
+    state,
+    item: { kind: "stars", product: "stars", recipient: "someone", quantity: 50 },
+    customer: { userId: 1, chatId: 1, locale: "en" },
+    currency: "XTR",
+    refund: "none",
+    stuck: false,
+    createdAt: T,
+    updatedAt: T,
+    times: {},
+    ...over,
+  };
+}
+
+const types = (o: Order, from: OrderState | null) =>
+  jobsFor(o, from, timing).map((j) => j.member.split(":")[0]);
+
+describe("order lifecycle", () => {
+  it("never leaves a final state, and every state the table names exists", () => {
+    for (const s of ["delivered", "failed", "rejected"] as const) expect(NEXT_STATES[s]).toEqual([]);
+    for (const s of ORDER_STATES) for (const to of NEXT_STATES[s]) expect(ORDER_STATES).toContain(to);
+    expect(canMove("pending", "paid")).toBe(false);
+    expect(canMove("expired", "paid")).toBe(true);
+  });
+
+  it("schedules pay for a paid order, tracking for a pending one, and a card update for both", () => {
+    expect(types(order("paid"), "quoted")).toEqual(["submit", "card"]);
+    expect(types(order("pending"), "paid")).toEqual(["track", "card"]);
+    expect(jobsFor(order("pending"), "paid", timing)[0]?.dueAt).toBe(T + 3000);
+  });
+
+  it("refunds Stars before the final message of a failed order, and sends it at once otherwise", () => {
+    expect(types(order("failed", { telegramChargeId: "c1" }), "pending")).toEqual(["alert", "refund"]);
+    expect(types(order("failed", { currency: "RUB", refund: "needed" }), "pending")).toEqual([
+      "alert",
+      "final",
+      "alert",
+    ]);
+    expect(types(order("delivered", { cardMessageId: 7 }), "pending")).toEqual(["final", "card"]);
+  });
+
+  it("owes a hand refund for a failed order paid in roubles, not for one paid in Stars", () => {
+    expect(enter(order("pending", { currency: "RUB" }), "failed", T).refund).toBe("needed");
+    expect(enter(order("pending"), "failed", T).refund).toBe("none");
+    expect(enter(order("quoted"), "paid", T).times.paid).toBe(T);
+  });
+
+  it("counts a quote expired at its expiry time", () => {
+    expect(isQuoteExpired(order("quoted", { expiresAt: T }), T)).toBe(true);
+    expect(isQuoteExpired(order("quoted", { expiresAt: T + 1 }), T)).toBe(false);
+    expect(isQuoteExpired(order("paid", { expiresAt: 0 }), T)).toBe(false);
+  });
+
+  it("encodes every job so that decoding gives it back", () => {
+    const id = "6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f";
+    const jobs: Job[] = [
+      { type: "expire", orderId: id },
+      { type: "submit", orderId: id },
+      { type: "track", orderId: id },
+      { type: "card", orderId: id },
+      { type: "final", orderId: id },
+      { type: "refund", orderId: id },
+      { type: "xrefund", orderId: id, chargeId: "stxABC" },
+      { type: "alert", kind: "refund_needed", orderId: id },
+      { type: "balance" },
+    ];
+    for (const job of jobs) expect(decodeJob(encodeJob(job))).toEqual(job);
+    expect(encodeJob({ type: "alert", kind: "stuck", orderId: id })).toBe(`alert:stuck:${id}`);
+    expect(decodeJob("nonsense:1")).toBeNull();
+  });
+});
