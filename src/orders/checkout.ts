@@ -3,9 +3,9 @@ import { validateCreateOrderRequest } from "../reseller/requests.js";
 import type { CreateOrderRequest, ResellerClient } from "../reseller/types.js";
 import { noteResellerError, sendAlert } from "./alerts.js";
 import { type EngineContext, noteTransition, transition } from "./context.js";
-import { at, enter, isQuoteExpired, jobsFor, PAYABLE_STATES } from "./lifecycle.js";
+import { alertMessage, at, enter, isQuoteExpired, jobsFor, PAYABLE_STATES } from "./lifecycle.js";
 import { customerPriceKopecks, rubToKopecks, starsForPrice } from "./pricing.js";
-import type { JobSpec } from "./store.js";
+import type { Effect } from "./store.js";
 import type { Order, OrderState, PayCheck, PaymentCurrency, PaymentReceipt, QuoteInput } from "./types.js";
 
 /**
@@ -155,10 +155,10 @@ export async function markPaid(
       refund: "needed" as const,
     };
     const next: Order = { ...order, extraCharges: [...(order.extraCharges ?? []), extra] };
-    const jobs: JobSpec[] = [
+    const jobs: Effect[] = [
       receipt.currency === "XTR"
         ? at({ type: "xrefund", orderId: order.id, chargeId: receipt.telegramChargeId }, t)
-        : at({ type: "alert", kind: "duplicate_payment", orderId: order.id }, t),
+        : alertMessage("duplicate_payment", order),
     ];
     return { next, jobs };
   });

@@ -1,5 +1,6 @@
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
+import type { OutgoingQueue } from "../outgoing/queue.js";
 import type { ResellerClient } from "../reseller/types.js";
 import { canMove, enter, jobsFor, type LifecycleTiming } from "./lifecycle.js";
 import type { OrderStore } from "./store.js";
@@ -27,6 +28,8 @@ export interface EngineHooks {
 /** What every part of the orders engine shares: built once by `createOrdersEngine`. */
 export interface EngineContext {
   store: OrderStore;
+  /** Where the engine's messages to customers and operators wait their turn. */
+  outgoing: OutgoingQueue;
   reseller: ResellerClient;
   notifier: Notifier;
   log: Logger;
@@ -35,7 +38,7 @@ export interface EngineContext {
   now: () => number;
   /** Timing of the jobs a transition schedules, as of now. */
   timing(): LifecycleTiming;
-  /** Wakes this process's worker (new work was scheduled). */
+  /** Wakes this process's worker and outgoing dispatcher (new work was scheduled). */
   kick(): void;
 }
 

@@ -1,10 +1,13 @@
 import type { Logger } from "../logger.js";
+import { OutgoingDispatcher } from "../outgoing/dispatcher.js";
+import { type OutgoingPace, OutgoingQueue } from "../outgoing/queue.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
 import { cancel, checkPayable, confirm, markPaid, quote } from "./checkout.js";
 import { type EngineConfig, type EngineContext, type EngineHooks, pollMsOf } from "./context.js";
 import { Retry, runJob } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
-import { NOTIFIED_STATES } from "./lifecycle.js";
+import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
+import { deliverMessage } from "./notifications.js";
 import { OrderStore } from "./store.js";
 import { applyResellerOrder, onDeliveryHint, recheck } from "./tracking.js";
 import type { Notifier, Order, OrdersApi } from "./types.js";
@@ -33,6 +36,10 @@ export interface OrdersEngineOptions {
   idleDelayMs?: number;
   /** Deposit check period (also checked after every pay). */
   balanceCheckIntervalMs?: number;
+  /** Pace of the outgoing queue (default: Telegram's limits; benchmarks and tests may lift it). */
+  pace?: Partial<OutgoingPace>;
+  /** How long a message taken from the outgoing queue may go unacknowledged (crash recovery; default: leaseMs). */
+  messageLeaseMs?: number;
   hooks?: EngineHooks;
   now?: () => number;
 }
@@ -49,11 +56,14 @@ export interface OrdersEngine extends OrdersApi {
   applyResellerOrder(orderId: string, remote: ResellerOrder): Promise<Order | null>;
   /** Jobs waiting or running, for metrics. */
   queueDepth(): Promise<number>;
+  /** Messages waiting in the outgoing queue or being sent, for metrics. */
+  outgoingDepth(): Promise<number>;
 }
 
 export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   const now = opts.now ?? Date.now;
-  const store = new OrderStore(opts.redis, opts.prefix, { now });
+  const outgoing = new OutgoingQueue(opts.redis, opts.prefix, { pace: opts.pace, now });
+  const store = new OrderStore(opts.redis, opts.prefix, { now, outgoing });
   const balanceEveryMs = opts.balanceCheckIntervalMs ?? 10 * 60_000;
   const log = opts.logger.child({ component: "orders" });
   const pollMs = pollMsOf(opts.config);
@@ -61,6 +71,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
 
   const ctx: EngineContext = {
     store,
+    outgoing,
     reseller: opts.reseller,
     notifier: opts.notifier,
     log,
@@ -68,8 +79,18 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     hooks: opts.hooks ?? {},
     now,
     timing: () => ({ now: now(), quoteTtlMs, pollMs }),
-    kick: () => worker.kick(),
+    kick: () => {
+      worker.kick();
+      dispatcher.kick();
+    },
   };
+
+  const dispatcher: OutgoingDispatcher = new OutgoingDispatcher({
+    queue: outgoing,
+    log,
+    leaseMs: opts.messageLeaseMs ?? opts.leaseMs,
+    deliver: (member) => deliverMessage(ctx, member),
+  });
 
   const worker: JobWorker = new JobWorker({
     store,
@@ -111,11 +132,11 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
         NOTIFIED_STATES.includes(o.state)
           ? {
               next: { ...o, finalNotifiedAt: undefined },
-              jobs: [{ member: encodeJob({ type: "final", orderId: o.id }), dueAt: now() }],
+              jobs: [finalMessage(o)],
             }
           : null,
       );
-      if (res.won) worker.kick();
+      if (res.won) ctx.kick();
       return res.won;
     },
     async markRefunded(orderId) {
@@ -132,15 +153,17 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
         .scheduleOnce(encodeJob({ type: "balance" }), now())
         .catch((err) => log.warn({ err }, "could not schedule the balance check"));
       worker.start();
+      dispatcher.start();
       log.info("orders engine started");
     },
     async stop(timeoutMs = 10_000) {
       if (!worker.isRunning) return;
-      await worker.stop(timeoutMs);
+      await Promise.all([worker.stop(timeoutMs), dispatcher.stop(timeoutMs)]);
       log.info("orders engine stopped");
     },
     onDeliveryHint: (orderId) => onDeliveryHint(ctx, orderId),
     applyResellerOrder: (orderId, remote) => applyResellerOrder(ctx, orderId, remote),
     queueDepth: () => store.pendingJobs(),
+    outgoingDepth: () => outgoing.depth(),
   };
 }

@@ -1,10 +1,10 @@
 import { ResellerApiError } from "../reseller/errors.js";
-import { checkBalance, noteResellerError, sendOrderAlert } from "./alerts.js";
+import { checkBalance, noteResellerError } from "./alerts.js";
 import { type EngineContext, pollMsOf, transition } from "./context.js";
 import { encodeJob, type Job } from "./jobs.js";
-import { at, isQuoteExpired, NOTIFIED_STATES, TRACKED_STATES } from "./lifecycle.js";
+import { alertMessage, finalMessage, isQuoteExpired, TRACKED_STATES } from "./lifecycle.js";
 import { rubToKopecks } from "./pricing.js";
-import type { JobSpec } from "./store.js";
+import type { Effect } from "./store.js";
 import { applyResellerOrder, flagStuckIfLate } from "./tracking.js";
 import { FINAL_STATES, type Order, type RefundState } from "./types.js";
 
@@ -42,19 +42,21 @@ export async function runJob(
     case "expire":
       return expire(ctx, order);
     case "card":
-      await updateCard(ctx, order);
-      return undefined;
     case "final":
-      await sendFinal(ctx, order);
+    case "alert":
+      // Scheduled by an earlier version of the engine: these go through the outgoing queue now.
+      await ctx.outgoing.enqueue(
+        job.type === "alert"
+          ? { kind: "alert", alert: job.kind, orderId: order.id }
+          : { kind: job.type, chatId: order.customer.chatId, orderId: order.id },
+      );
+      ctx.kick();
       return undefined;
     case "refund":
       await refundOrder(ctx, order);
       return undefined;
     case "xrefund":
       await refundExtraCharge(ctx, order, job.chargeId);
-      return undefined;
-    case "alert":
-      await sendOrderAlert(ctx, job.kind, order);
       return undefined;
   }
 }
@@ -128,23 +130,6 @@ async function expire(ctx: EngineContext, order: Order): Promise<Retry | undefin
   await transition(ctx, order.id, ["quoted", "draft"], "expired");
 }
 
-async function updateCard(ctx: EngineContext, order: Order): Promise<void> {
-  const messageId = await ctx.notifier.updateCard(order);
-  if (messageId !== undefined && messageId !== order.cardMessageId) {
-    await ctx.store.update(order.id, (o) =>
-      o.cardMessageId === messageId ? null : { next: { ...o, cardMessageId: messageId } },
-    );
-  }
-}
-
-async function sendFinal(ctx: EngineContext, order: Order): Promise<void> {
-  if (order.finalNotifiedAt || !NOTIFIED_STATES.includes(order.state)) return;
-  await ctx.notifier.sendFinal(order);
-  await ctx.store.update(order.id, (o) =>
-    o.finalNotifiedAt ? null : { next: { ...o, finalNotifiedAt: ctx.now() } },
-  );
-}
-
 /** Refunds one Stars charge: "done" (or already refunded), or "needed" for the operators to do by hand. */
 async function refundStarsCharge(
   ctx: EngineContext,
@@ -168,9 +153,8 @@ async function refundOrder(ctx: EngineContext, order: Order): Promise<void> {
   const refund = await refundStarsCharge(ctx, order, order.telegramChargeId, "Stars refund");
   await ctx.store.update(order.id, (o) => {
     if (o.refund !== "none") return null;
-    const jobs: JobSpec[] = [at({ type: "final", orderId: o.id }, ctx.now())];
-    if (refund === "needed")
-      jobs.push(at({ type: "alert", kind: "refund_needed", orderId: o.id }, ctx.now()));
+    const jobs: Effect[] = [finalMessage(o)];
+    if (refund === "needed") jobs.push(alertMessage("refund_needed", o));
     return { next: { ...o, refund, times: { ...o.times } }, jobs };
   });
 }
@@ -187,7 +171,6 @@ async function refundExtraCharge(ctx: EngineContext, order: Order, chargeId: str
         c.telegramChargeId === chargeId ? { ...c, refund } : c,
       ),
     },
-    jobs:
-      refund === "needed" ? [at({ type: "alert", kind: "duplicate_payment", orderId: o.id }, ctx.now())] : [],
+    jobs: refund === "needed" ? [alertMessage("duplicate_payment", o)] : [],
   }));
 }

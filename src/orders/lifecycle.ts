@@ -1,6 +1,7 @@
+import type { OutgoingMessage } from "../outgoing/messages.js";
 import { encodeJob, type Job } from "./jobs.js";
-import type { JobSpec } from "./store.js";
-import type { Order, OrderState } from "./types.js";
+import type { Effect, JobSpec, MessageSpec } from "./store.js";
+import type { AlertKind, Order, OrderState } from "./types.js";
 
 /**
  * The order lifecycle as pure rules: which moves are allowed, what a move implies for refunds,
@@ -67,11 +68,28 @@ export function at(job: Job, dueAt: number): JobSpec {
   return { member: encodeJob(job), dueAt };
 }
 
-/** The jobs a state change brings with it, recorded atomically with it. */
-export function jobsFor(order: Order, from: OrderState | null, timing: LifecycleTiming): JobSpec[] {
+export function send(message: OutgoingMessage): MessageSpec {
+  return { message };
+}
+
+/** The customer's final message about an order. */
+export function finalMessage(order: Order): MessageSpec {
+  return send({ kind: "final", chatId: order.customer.chatId, orderId: order.id });
+}
+
+/** An alert to the operators about an order. */
+export function alertMessage(alert: AlertKind, order: Order): MessageSpec {
+  return send({ kind: "alert", alert, orderId: order.id });
+}
+
+/**
+ * What a state change brings with it, recorded atomically with it: jobs for the engine's
+ * workers, and messages for the outgoing queue.
+ */
+export function jobsFor(order: Order, from: OrderState | null, timing: LifecycleTiming): Effect[] {
   const { now } = timing;
   const orderId = order.id;
-  const jobs: JobSpec[] = [];
+  const jobs: Effect[] = [];
   switch (order.state) {
     case "draft":
       jobs.push(at({ type: "expire", orderId }, order.expiresAt ?? now + timing.quoteTtlMs));
@@ -86,19 +104,18 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
       jobs.push(at({ type: "track", orderId }, now + timing.pollMs));
       break;
     case "delivered":
-      jobs.push(at({ type: "final", orderId }, now));
+      jobs.push(finalMessage(order));
       break;
     case "failed":
     case "rejected": {
-      const kind = order.state === "failed" ? "delivery_failed" : "pay_rejected";
-      jobs.push(at({ type: "alert", kind, orderId }, now));
+      jobs.push(alertMessage(order.state === "failed" ? "delivery_failed" : "pay_rejected", order));
       // Stars are refunded first so the final message can say so; otherwise it goes at once.
       if (order.refund === "none" && order.currency === "XTR" && order.telegramChargeId) {
         jobs.push(at({ type: "refund", orderId }, now));
       } else {
-        jobs.push(at({ type: "final", orderId }, now));
+        jobs.push(finalMessage(order));
       }
-      if (order.refund === "needed") jobs.push(at({ type: "alert", kind: "refund_needed", orderId }, now));
+      if (order.refund === "needed") jobs.push(alertMessage("refund_needed", order));
       break;
     }
     default:
@@ -109,7 +126,7 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
     (moved && order.cardMessageId !== undefined) ||
     (order.state !== from && TRACKED_STATES.includes(order.state))
   ) {
-    jobs.push(at({ type: "card", orderId }, now));
+    jobs.push(send({ kind: "card", chatId: order.customer.chatId, orderId }));
   }
   return jobs;
 }

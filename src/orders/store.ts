@@ -1,4 +1,6 @@
 import type { Redis } from "ioredis";
+import type { OutgoingMessage } from "../outgoing/messages.js";
+import type { OutgoingQueue } from "../outgoing/queue.js";
 import { defineScripts } from "../redis/scripts.js";
 import { type OrderKeys, orderKeys } from "./keys.js";
 import { needsAttention } from "./lifecycle.js";
@@ -22,6 +24,14 @@ export interface JobSpec {
   dueAt: number;
 }
 
+/** A message for the outgoing queue (the bot's own sends: final messages, alerts, card updates). */
+export interface MessageSpec {
+  message: OutgoingMessage;
+}
+
+/** What a write of an order brings with it, recorded in the same atomic step. */
+export type Effect = JobSpec | MessageSpec;
+
 interface Stored {
   order: Order;
   version: number;
@@ -36,14 +46,17 @@ export class OrderStore {
   readonly keys: OrderKeys;
   private readonly scripts: ReturnType<typeof defineScripts<(typeof SCRIPTS)[number]>>;
   private readonly now: () => number;
+  private readonly outgoing: OutgoingQueue | undefined;
 
+  /** `outgoing` is the queue that messages of a write go to (required for writes that carry any). */
   constructor(
     private readonly redis: Redis,
     prefix: string,
-    opts: { now?: () => number } = {},
+    opts: { now?: () => number; outgoing?: OutgoingQueue } = {},
   ) {
     this.keys = orderKeys(prefix);
     this.now = opts.now ?? Date.now;
+    this.outgoing = opts.outgoing;
     this.scripts = defineScripts(redis, "orders", new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
@@ -79,7 +92,7 @@ export class OrderStore {
    * Writes `next` if the order is still at `version` (0 = must not exist yet), moving it between
    * indexes and scheduling `jobs` in the same atomic step.
    */
-  async write(prev: Order | null, version: number, next: Order, jobs: JobSpec[]): Promise<boolean> {
+  async write(prev: Order | null, version: number, next: Order, effects: Effect[]): Promise<boolean> {
     const keys: string[] = [this.keys.order(next.id)];
     const keyIndex = (k: string) => {
       const i = keys.indexOf(k);
@@ -88,7 +101,8 @@ export class OrderStore {
       return keys.length;
     };
     const ops: (string | number)[] = [];
-    const add = (k: string, score: number, member: string) => ops.push("add", keyIndex(k), score, member);
+    const add = (k: string, score: number, member: string, op = "add") =>
+      ops.push(op, keyIndex(k), score, member);
     const rem = (k: string, member: string) => ops.push("rem", keyIndex(k), 0, member);
 
     if (!prev) {
@@ -103,7 +117,15 @@ export class OrderStore {
     const isAttention = needsAttention(next);
     if (isAttention && !wasAttention) add(this.keys.attention, next.createdAt, next.id);
     if (!isAttention && wasAttention) rem(this.keys.attention, next.id);
-    for (const job of jobs) add(this.keys.jobs, job.dueAt, job.member);
+    for (const effect of effects) {
+      if ("member" in effect) {
+        add(this.keys.jobs, effect.dueAt, effect.member);
+        continue;
+      }
+      if (!this.outgoing) throw new Error("this order store has no outgoing queue");
+      const spec = this.outgoing.spec(effect.message);
+      add(spec.key, spec.score, spec.member, "addnx");
+    }
 
     const res = await this.scripts.writeOrder(
       keys.length,
@@ -124,7 +146,7 @@ export class OrderStore {
    */
   async update(
     id: string,
-    decide: (order: Order) => { next: Order; jobs?: JobSpec[] } | null,
+    decide: (order: Order) => { next: Order; jobs?: Effect[] } | null,
   ): Promise<{ won: boolean; order: Order | null }> {
     for (let attempt = 0; attempt < 50; attempt++) {
       const stored = await this.read(id);
@@ -140,7 +162,7 @@ export class OrderStore {
   }
 
   /** Creates the order record; false when one with that id exists already. */
-  async create(order: Order, jobs: JobSpec[]): Promise<boolean> {
+  async create(order: Order, jobs: Effect[]): Promise<boolean> {
     return this.write(null, 0, order, jobs);
   }
 

@@ -1,7 +1,7 @@
 import type { ResellerOrder } from "../reseller/types.js";
 import { type EngineContext, transition } from "./context.js";
 import { encodeJob } from "./jobs.js";
-import { at, TRACKED_STATES } from "./lifecycle.js";
+import { alertMessage, TRACKED_STATES } from "./lifecycle.js";
 import { FINAL_STATES, type Order } from "./types.js";
 
 /**
@@ -65,7 +65,7 @@ export async function flagStuckIfLate(ctx: EngineContext, order: Order): Promise
       ? null
       : {
           next: { ...o, stuck: true },
-          jobs: [at({ type: "alert", kind: "stuck", orderId: o.id }, ctx.now())],
+          jobs: [alertMessage("stuck", o)],
         },
   );
 }

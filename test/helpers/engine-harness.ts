@@ -7,6 +7,7 @@ import { type HttpServer, startHttpServer } from "../../src/http/server.js";
 import { createLogger, type Logger } from "../../src/logger.js";
 import { createOrdersEngine, type EngineConfig, type OrdersEngine } from "../../src/orders/engine.js";
 import type { Customer, OrderItem } from "../../src/orders/types.js";
+import { outgoingKeys } from "../../src/outgoing/queue.js";
 import { createResellerClient } from "../../src/reseller/client.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
 import { type ResellerSandbox, startResellerSandbox } from "../../src/sandbox/reseller/server.js";
@@ -32,6 +33,8 @@ export interface EngineHarness {
   engine: OrdersEngine;
   /** Starts another engine instance on the same Redis (another process, or a restart after a crash). */
   addEngine(overrides?: Partial<EngineConfig>): OrdersEngine;
+  /** Messages about an order still waiting in the outgoing queue or being sent. */
+  outgoingFor(orderId: string): Promise<number>;
   /** Stops an engine without any cleanup, as a killed process would. */
   crash(engine: OrdersEngine): void;
   close(): Promise<void>;
@@ -130,6 +133,14 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
       return engines[0]!;
     },
     addEngine,
+    async outgoingFor(orderId) {
+      const keys = outgoingKeys(prefix);
+      const [queued, taken] = await Promise.all([
+        redis.zrange(keys.queue, 0, -1),
+        redis.zrange(keys.leases, 0, -1),
+      ]);
+      return [...queued, ...taken].filter((m) => m.endsWith(`:${orderId}`)).length;
+    },
     crash(engine) {
       // Its loop stops at once; whatever it had claimed stays leased, as after kill -9.
       crashed.add(engine);

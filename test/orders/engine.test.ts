@@ -42,7 +42,9 @@ async function finalState(hh: EngineHarness, id: string, states: Order["state"][
   return eventually(
     async () => {
       const o = await hh.engine.get(id);
-      return o && states.includes(o.state) && hh.notifier.finalsFor(id).length > 0 ? o : null;
+      const settled = o && states.includes(o.state) && hh.notifier.finalsFor(id).length > 0;
+      // Settled also means its other messages (alerts, card updates) have left the outgoing queue.
+      return settled && (await hh.outgoingFor(id)) === 0 ? o : null;
     },
     10_000,
     `order ${id} to reach ${states.join("/")} with a final notification`,

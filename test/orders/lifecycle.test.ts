@@ -22,8 +22,11 @@ function order(state: OrderState, over: Partial<Order> = {}): Order {
   };
 }
 
+/** "job:<type>" for a scheduled job, "message:<kind>" for one queued for the chat. */
 const types = (o: Order, from: OrderState | null) =>
-  jobsFor(o, from, timing).map((j) => j.member.split(":")[0]);
+  jobsFor(o, from, timing).map((e) =>
+    "member" in e ? `job:${e.member.split(":")[0]}` : `message:${e.message.kind}`,
+  );
 
 describe("order lifecycle", () => {
   it("never leaves a final state, and every state the table names exists", () => {
@@ -34,19 +37,28 @@ describe("order lifecycle", () => {
   });
 
   it("schedules pay for a paid order, tracking for a pending one, and a card update for both", () => {
-    expect(types(order("paid"), "quoted")).toEqual(["submit", "card"]);
-    expect(types(order("pending"), "paid")).toEqual(["track", "card"]);
-    expect(jobsFor(order("pending"), "paid", timing)[0]?.dueAt).toBe(T + 3000);
+    expect(types(order("paid"), "quoted")).toEqual(["job:submit", "message:card"]);
+    expect(types(order("pending"), "paid")).toEqual(["job:track", "message:card"]);
+    expect(jobsFor(order("pending"), "paid", timing)[0]).toEqual({
+      member: `track:${order("paid").id}`,
+      dueAt: T + 3000,
+    });
   });
 
   it("refunds Stars before the final message of a failed order, and sends it at once otherwise", () => {
-    expect(types(order("failed", { telegramChargeId: "c1" }), "pending")).toEqual(["alert", "refund"]);
-    expect(types(order("failed", { currency: "RUB", refund: "needed" }), "pending")).toEqual([
-      "alert",
-      "final",
-      "alert",
+    expect(types(order("failed", { telegramChargeId: "c1" }), "pending")).toEqual([
+      "message:alert",
+      "job:refund",
     ]);
-    expect(types(order("delivered", { cardMessageId: 7 }), "pending")).toEqual(["final", "card"]);
+    expect(types(order("failed", { currency: "RUB", refund: "needed" }), "pending")).toEqual([
+      "message:alert",
+      "message:final",
+      "message:alert",
+    ]);
+    expect(types(order("delivered", { cardMessageId: 7 }), "pending")).toEqual([
+      "message:final",
+      "message:card",
+    ]);
   });
 
   it("owes a hand refund for a failed order paid in roubles, not for one paid in Stars", () => {

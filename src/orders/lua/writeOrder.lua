@@ -10,7 +10,8 @@
   ARGV[2]   the new state
   ARGV[3]   the new record (JSON)
   ARGV[4]   n, the number of index/schedule operations that follow
-  ARGV[5..] n groups of 4: op ('add' | 'rem'), key index into KEYS, score, member
+  ARGV[5..] n groups of 4: op, key index into KEYS, score, member; op is 'add' (ZADD),
+            'addnx' (ZADD NX: a member already there keeps its score) or 'rem' (ZREM)
 
   Returns 1 when written, 0 when the version did not match (another writer got in first).
 ]]
@@ -27,6 +28,8 @@ for _ = 1, n do
   local op, k, score, member = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
   if op == 'add' then
     redis.call('ZADD', KEYS[k], score, member)
+  elseif op == 'addnx' then
+    redis.call('ZADD', KEYS[k], 'NX', score, member)
   elseif op == 'rem' then
     redis.call('ZREM', KEYS[k], member)
   end

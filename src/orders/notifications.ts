@@ -1,0 +1,45 @@
+import { decodeMessage } from "../outgoing/messages.js";
+import { sendOrderAlert } from "./alerts.js";
+import type { EngineContext } from "./context.js";
+import { NOTIFIED_STATES } from "./lifecycle.js";
+import type { Order } from "./types.js";
+
+/**
+ * The engine's messages, sent when the outgoing queue gives them their turn. Each is rendered
+ * from the order as it is now (so a card that changed twice while waiting shows the latest
+ * state) and what was sent is recorded on the order.
+ */
+export async function deliverMessage(ctx: EngineContext, member: string): Promise<void> {
+  const message = decodeMessage(member);
+  if (!message) {
+    ctx.log.error({ message: member }, "unknown outgoing message dropped");
+    return;
+  }
+  const order = await ctx.store.get(message.orderId);
+  if (!order) return;
+  switch (message.kind) {
+    case "final":
+      return sendFinal(ctx, order);
+    case "card":
+      return updateCard(ctx, order);
+    case "alert":
+      return sendOrderAlert(ctx, message.alert, order);
+  }
+}
+
+async function updateCard(ctx: EngineContext, order: Order): Promise<void> {
+  const messageId = await ctx.notifier.updateCard(order);
+  if (messageId !== undefined && messageId !== order.cardMessageId) {
+    await ctx.store.update(order.id, (o) =>
+      o.cardMessageId === messageId ? null : { next: { ...o, cardMessageId: messageId } },
+    );
+  }
+}
+
+async function sendFinal(ctx: EngineContext, order: Order): Promise<void> {
+  if (order.finalNotifiedAt || !NOTIFIED_STATES.includes(order.state)) return;
+  await ctx.notifier.sendFinal(order);
+  await ctx.store.update(order.id, (o) =>
+    o.finalNotifiedAt ? null : { next: { ...o, finalNotifiedAt: ctx.now() } },
+  );
+}

@@ -1,0 +1,150 @@
+import type { Logger } from "../logger.js";
+import type { OutgoingQueue } from "./queue.js";
+
+/**
+ * This process's sender for the outgoing queue: takes the next message with its reserved send
+ * time, waits for that time in memory, hands the message to `deliver`, and acknowledges it.
+ * Several messages are in flight at once (their slots are a pace apart), so a slow send does
+ * not slow the pace. When nothing may go, it sleeps until the earliest moment something may,
+ * or until `kick()` says something was queued.
+ */
+export interface DispatcherOptions {
+  queue: OutgoingQueue;
+  log: Logger;
+  /**
+   * Sends one message. Resolving means sent, or never to be sent (the message is acknowledged);
+   * throwing offers it again later.
+   */
+  deliver(member: string): Promise<void>;
+  /** How long a taken message may stay unacknowledged before another process offers it again. */
+  leaseMs?: number;
+  /** How far ahead send slots are reserved. */
+  horizonMs?: number;
+  /** Messages in flight at once in this process. */
+  maxInFlight?: number;
+  /** Longest sleep while the queue is empty (other processes' messages, expired leases). */
+  idleMs?: number;
+}
+
+const HOUSEKEEPING_EVERY_MS = 1000;
+
+export class OutgoingDispatcher {
+  private running = false;
+  private wake: (() => void) | undefined;
+  private loopDone: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
+  private lastHousekeeping = 0;
+  private readonly leaseMs: number;
+  private readonly horizonMs: number;
+  private readonly maxInFlight: number;
+  private readonly idleMs: number;
+
+  constructor(private readonly opts: DispatcherOptions) {
+    this.leaseMs = opts.leaseMs ?? 30_000;
+    this.horizonMs = opts.horizonMs ?? 1000;
+    this.maxInFlight = opts.maxInFlight ?? 64;
+    this.idleMs = opts.idleMs ?? 2000;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** Something was queued: look now rather than at the end of the current sleep. */
+  kick(): void {
+    this.wake?.();
+  }
+
+  /** Stops taking messages; lets those in flight go within `timeoutMs` (the rest come back by their leases). */
+  async stop(timeoutMs: number): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.kick();
+    await this.loopDone;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((r) => {
+        timer = setTimeout(r, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, Math.max(0, ms));
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    }).finally(() => {
+      this.wake = undefined;
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const { queue, log } = this.opts;
+    let redisDown = false;
+    while (this.running) {
+      if (this.inFlight.size >= this.maxInFlight) {
+        await Promise.race(this.inFlight);
+        continue;
+      }
+      const now = Date.now();
+      const housekeeping = now - this.lastHousekeeping >= HOUSEKEEPING_EVERY_MS;
+      let result: Awaited<ReturnType<OutgoingQueue["take"]>>;
+      try {
+        result = await queue.take({ leaseMs: this.leaseMs, horizonMs: this.horizonMs, housekeeping });
+        if (housekeeping) this.lastHousekeeping = now;
+        if (redisDown) log.info("outgoing queue reachable again");
+        redisDown = false;
+      } catch (err) {
+        if (!redisDown) log.error({ err }, "cannot read the outgoing queue; retrying");
+        redisDown = true;
+        await this.sleep(1000);
+        continue;
+      }
+      if (result.taken) {
+        this.send(result.member, result.waitMs);
+        continue;
+      }
+      const wait = result.waitMs < 0 ? this.idleMs : result.waitMs;
+      // A slot beyond the horizon: wake when it comes within it.
+      await this.sleep(Math.min(this.idleMs, wait > this.horizonMs ? wait - this.horizonMs : wait));
+    }
+  }
+
+  private send(member: string, waitMs: number): void {
+    const { queue, log } = this.opts;
+    const p = (async () => {
+      if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+      // A send can outlast its lease (Telegram slow to answer): extend it while it runs.
+      const renewal = setInterval(
+        () => void queue.renew(member, this.leaseMs).catch(() => {}),
+        Math.max(50, Math.floor(this.leaseMs / 3)),
+      );
+      try {
+        await this.opts.deliver(member);
+      } catch (err) {
+        log.error({ err, message: member }, "outgoing message not sent; offered again");
+        await queue.release(member).catch(() => {});
+        return;
+      } finally {
+        clearInterval(renewal);
+      }
+      await queue.ack(member).catch((err) => log.warn({ err, message: member }, "outgoing ack failed"));
+    })();
+    this.inFlight.add(p);
+    void p.finally(() => {
+      this.inFlight.delete(p);
+    });
+  }
+}

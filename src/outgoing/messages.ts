@@ -1,0 +1,48 @@
+import type { AlertKind } from "../orders/types.js";
+
+/**
+ * What the bot sends on its own — not as a reply to a customer's action — and so waits its turn
+ * in the outgoing queue: final messages first, then operator alerts, then order card updates,
+ * then broadcasts. In Redis a message is one string `<kind>:<chat>:<ref>`; the chat is what the
+ * per-chat pace applies to (`ops` for alerts, which go to every operator).
+ */
+export type OutgoingMessage =
+  | { kind: "final"; chatId: number; orderId: string }
+  | { kind: "alert"; alert: AlertKind; orderId: string }
+  | { kind: "card"; chatId: number; orderId: string };
+
+export type OutgoingKind = OutgoingMessage["kind"];
+
+/** Lower goes first. The same table stands in lua/takeOutgoing-4.lua. */
+export const PRIORITY: Readonly<Record<OutgoingKind | "bcast", number>> = {
+  final: 0,
+  alert: 1,
+  card: 2,
+  bcast: 3,
+};
+
+/** Alerts share one pace: they go to every operator at once. */
+export const OPERATORS_CHAT = "ops";
+
+export function encodeMessage(m: OutgoingMessage): string {
+  switch (m.kind) {
+    case "alert":
+      return `alert:${OPERATORS_CHAT}:${m.alert}:${m.orderId}`;
+    default:
+      return `${m.kind}:${m.chatId}:${m.orderId}`;
+  }
+}
+
+export function decodeMessage(member: string): OutgoingMessage | null {
+  const [kind, chat = "", a = "", b = ""] = member.split(":");
+  if (kind === "alert") return a && b ? { kind, alert: a as AlertKind, orderId: b } : null;
+  if ((kind === "final" || kind === "card") && a && /^-?\d+$/.test(chat)) {
+    return { kind, chatId: Number(chat), orderId: a };
+  }
+  return null;
+}
+
+/** The queue score: priority first, then the time it was queued. */
+export function queueScore(m: OutgoingMessage, now: number): number {
+  return PRIORITY[m.kind] * 1e13 + now;
+}

@@ -1,0 +1,135 @@
+import type { Redis } from "ioredis";
+import { defineScripts } from "../redis/scripts.js";
+import { encodeMessage, type OutgoingMessage, PRIORITY, queueScore } from "./messages.js";
+
+/**
+ * The outgoing queue in Redis, shared by every process (layout under the prefix P):
+ *
+ *   P out:queue   zset priority * 1e13 + queued at (ms) → message (messages.ts)
+ *   P out:leases  zset lease end (ms) → message taken, not yet acknowledged
+ *   P out:chats   zset next free send time (ms) → chat
+ *   P out:clock   the next free global send slot (ms)
+ *
+ * A message is queued once: queueing it again while it waits keeps its place (ZADD NX), and
+ * since the sender renders it from the current state when its turn comes, a card that changed
+ * twice meanwhile is sent once, showing the latest state. Taking a message reserves its send
+ * time (lua/takeOutgoing-4.lua), so waiting costs no Redis command; a taken message that is
+ * not acknowledged within its lease (its process died) is offered again.
+ */
+export interface OutgoingPace {
+  /** Sends per second for the whole bot. */
+  globalPerSecond: number;
+  /** Sends per second into one chat. */
+  chatPerSecond: number;
+}
+
+/** Telegram's limits (about 30/s overall, about 1/s per chat) with a little room left for replies. */
+export const DEFAULT_PACE: OutgoingPace = { globalPerSecond: 29, chatPerSecond: 1 };
+
+export interface OutgoingKeys {
+  queue: string;
+  leases: string;
+  chats: string;
+  clock: string;
+}
+
+export function outgoingKeys(prefix: string): OutgoingKeys {
+  return {
+    queue: `${prefix}out:queue`,
+    leases: `${prefix}out:leases`,
+    chats: `${prefix}out:chats`,
+    clock: `${prefix}out:clock`,
+  };
+}
+
+/** A message to add to the queue atomically with another write (an order's transition). */
+export interface QueuedSpec {
+  key: string;
+  score: number;
+  member: string;
+}
+
+export type TakeResult =
+  | { taken: true; member: string; waitMs: number }
+  | { taken: false /** ms until something may go; -1 when the queue is empty. */; waitMs: number };
+
+const SCRIPTS = ["takeOutgoing-4"] as const;
+/** Queue entries one take looks at before it gives up on finding a free chat. */
+const SCAN = 64;
+
+export class OutgoingQueue {
+  readonly keys: OutgoingKeys;
+  readonly pace: OutgoingPace;
+  private readonly scripts: ReturnType<typeof defineScripts<(typeof SCRIPTS)[number]>>;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    opts: { pace?: Partial<OutgoingPace>; now?: () => number } = {},
+  ) {
+    this.keys = outgoingKeys(prefix);
+    this.pace = { ...DEFAULT_PACE, ...opts.pace };
+    this.now = opts.now ?? Date.now;
+    this.scripts = defineScripts(redis, "outgoing", new URL("./lua/", import.meta.url), SCRIPTS);
+  }
+
+  private readonly now: () => number;
+
+  /** The spec of `message` for a write that queues it together with other changes. */
+  spec(message: OutgoingMessage): QueuedSpec {
+    return { key: this.keys.queue, score: queueScore(message, this.now()), member: encodeMessage(message) };
+  }
+
+  /** Queues a message on its own; one already waiting keeps its place. */
+  async enqueue(message: OutgoingMessage): Promise<void> {
+    const { score, member } = this.spec(message);
+    await this.redis.zadd(this.keys.queue, "NX", score, member);
+  }
+
+  /**
+   * Takes the next message that may go and reserves its slot; `horizonMs` bounds how far ahead a
+   * slot is reserved; `leaseMs` is how long it may stay unacknowledged.
+   */
+  async take(opts: { leaseMs: number; horizonMs: number; housekeeping: boolean }): Promise<TakeResult> {
+    const reply = (await this.scripts["takeOutgoing-4"](
+      this.keys.queue,
+      this.keys.leases,
+      this.keys.chats,
+      this.keys.clock,
+      opts.leaseMs,
+      Math.ceil(1000 / this.pace.globalPerSecond),
+      Math.ceil(1000 / this.pace.chatPerSecond),
+      SCAN,
+      opts.horizonMs,
+      opts.housekeeping ? "1" : "0",
+    )) as [number, string | number, number?];
+    if (reply[0] === 1) return { taken: true, member: String(reply[1]), waitMs: Number(reply[2] ?? 0) };
+    return { taken: false, waitMs: Number(reply[1]) };
+  }
+
+  /** The message was sent (or will never be): it leaves the queue for good. */
+  async ack(member: string): Promise<void> {
+    await this.redis.zrem(this.keys.leases, member);
+  }
+
+  /** Extends the lease of a message being sent, unless it was offered again meanwhile. */
+  async renew(member: string, leaseMs: number): Promise<void> {
+    await this.redis.zadd(this.keys.leases, "XX", this.now() + leaseMs, member);
+  }
+
+  /** The message could not be sent now: offered again, behind those of its priority already waiting. */
+  async release(member: string): Promise<void> {
+    const kind = member.slice(0, member.indexOf(":")) as keyof typeof PRIORITY;
+    const score = (PRIORITY[kind] ?? PRIORITY.bcast) * 1e13 + this.now();
+    await this.redis.multi().zrem(this.keys.leases, member).zadd(this.keys.queue, "NX", score, member).exec();
+  }
+
+  /** Messages waiting or in flight, for metrics. */
+  async depth(): Promise<number> {
+    const [waiting, taken] = await Promise.all([
+      this.redis.zcard(this.keys.queue),
+      this.redis.zcard(this.keys.leases),
+    ]);
+    return waiting + taken;
+  }
+}
