@@ -1,12 +1,14 @@
 import { pathToFileURL } from "node:url";
 import { Api } from "grammy";
 import { Redis } from "ioredis";
-import { configureApi, createBot, createNotifier, startBot, telegramWebhookHandler } from "./bot/index.js";
+import { recordPayments } from "./bot/features/payments.js";
+import { configureApi, createBot, createNotifier, startBot } from "./bot/index.js";
 import type { OutgoingLimits } from "./bot/outgoing-limiter.js";
 import { createCatalogService } from "./catalog/service.js";
 import { type Config, ConfigError, createConfig, secretsOf } from "./config.js";
 import { resellerWebhookHandler } from "./http/reseller-webhook.js";
 import { type HttpServer, startHttpServer } from "./http/server.js";
+import { telegramWebhookHandler } from "./http/telegram-webhook.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { createOrdersService, type OrdersService } from "./orders/service.js";
@@ -91,7 +93,9 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
       onOutcome: (outcome) => metrics.webhookRequests.inc({ outcome }),
     }),
     telegramWebhook:
-      config.botMode === "webhook" ? telegramWebhookHandler(bot, config, ordersService) : undefined,
+      config.botMode === "webhook"
+        ? telegramWebhookHandler(bot, config, (updates) => recordPayments(ordersService, updates))
+        : undefined,
     ready: async () => (await redis.ping()) === "PONG",
     metrics: () => metrics.render(),
   });

@@ -1,5 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { autoRetry } from "@grammyjs/auto-retry";
 import { conversations, createConversation } from "@grammyjs/conversations";
 import { limit } from "@grammyjs/ratelimiter";
@@ -12,7 +10,6 @@ import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { OrderStore } from "../orders/store.js";
-import type { OrdersApi } from "../orders/types.js";
 import { registerCommands } from "./commands.js";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.js";
 import { createGameFlow, GAME_FLOW } from "./conversations/game.js";
@@ -280,7 +277,7 @@ async function drain(bot: object): Promise<void> {
 
 /**
  * Starts receiving updates: long polling through @grammyjs/runner, or (BOT_MODE=webhook)
- * registers the webhook; updates then arrive through {@link telegramWebhookHandler}.
+ * registers the webhook; updates then arrive through the HTTP listener (src/http/telegram-webhook.ts).
  * Also registers the command lists.
  */
 export async function startBot(
@@ -315,71 +312,5 @@ export async function startBot(
       await handle.task();
       await drain(bot);
     },
-  };
-}
-
-function sameSecret(given: string | string[] | undefined, expected: string | undefined): boolean {
-  if (typeof given !== "string" || !expected) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-const MAX_UPDATE_BYTES = 1024 * 1024;
-
-/**
- * POST /webhooks/telegram: checks X-Telegram-Bot-Api-Secret-Token (401 otherwise), answers
- * 200 at once and processes the update in the background (per-chat order is kept by the
- * bot's sequentialize middleware). The bot must have been started with {@link startBot}.
- */
-export function telegramWebhookHandler(
-  bot: Bot<BotContext>,
-  config: Config,
-  orders?: OrdersApi,
-): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    if (!sameSecret(req.headers["x-telegram-bot-api-secret-token"], config.botWebhookSecret)) {
-      res.writeHead(401).end();
-      req.resume();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_UPDATE_BYTES) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on("error", () => {
-      if (!res.headersSent) res.writeHead(400).end();
-    });
-    req.on("end", () => {
-      if (tooLarge) {
-        res.writeHead(413).end();
-        return;
-      }
-      let update: Parameters<Bot<BotContext>["handleUpdate"]>[0];
-      try {
-        update = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        if (typeof update?.update_id !== "number") throw new Error("no update_id");
-      } catch {
-        res.writeHead(400).end();
-        return;
-      }
-      // A payment is recorded before the 200 that confirms it: Telegram sends it only once.
-      const recorded = orders ? recordPayments(orders, [update]) : Promise.resolve();
-      recorded.then(
-        () => {
-          res.writeHead(200, { "content-type": "application/json" }).end("{}");
-          // Errors are logged by the bot's error boundary; in-flight tracking is done by createBot.
-          void bot.handleUpdate(update).catch(() => undefined);
-        },
-        () => {
-          // Not recorded (Redis away): Telegram delivers it again later.
-          res.writeHead(503).end();
-        },
-      );
-    });
   };
 }
