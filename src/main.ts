@@ -1,8 +1,11 @@
 import { pathToFileURL } from "node:url";
 import { Api } from "grammy";
 import { Redis } from "ioredis";
+import { configureApi } from "./bot/api.js";
 import { recordPayments } from "./bot/features/payments.js";
-import { configureApi, createBot, createNotifier, startBot } from "./bot/index.js";
+import { createBot } from "./bot/index.js";
+import { startBot } from "./bot/lifecycle.js";
+import { createNotifier } from "./bot/notifier.js";
 import type { OutgoingLimits } from "./bot/outgoing-limiter.js";
 import { createCatalogService } from "./catalog/service.js";
 import { type Config, ConfigError, createConfig, secretsOf } from "./config.js";
