@@ -1,4 +1,4 @@
-import { Composer, GrammyError } from "grammy";
+import { Composer } from "grammy";
 import type { Config, Locale } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import { orderStats, type StatsSource } from "../../orders/stats.js";
@@ -24,6 +24,7 @@ import {
   OPERATOR_CALLBACK,
   OPERATOR_PAGE_SIZE,
 } from "../menus/operator.js";
+import { isCannotEdit, isNotModified } from "../telegram-errors.js";
 
 export interface OperatorFeatureDeps {
   config: Pick<Config, "operatorIds" | "lowBalanceRub" | "defaultLocale">;
@@ -39,13 +40,6 @@ export interface OperatorFeatureDeps {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** `/order` accepts the full id or its start (customers see `#` + 8 characters). */
 const ID_PREFIX = /^#?([0-9a-f][0-9a-f-]{3,35})$/i;
-
-const NOT_MODIFIED = /message is not modified/i;
-const EDIT_IMPOSSIBLE = /message to edit not found|message can't be edited|message_id_invalid/i;
-
-function describe(err: unknown): string {
-  return err instanceof GrammyError ? err.description : err instanceof Error ? err.message : String(err);
-}
 
 /** Callback answers are plain text of at most 200 characters. */
 function plain(html: string): string {
@@ -113,8 +107,8 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
         await ctx.editMessageText(view.text, other);
         return;
       } catch (err) {
-        if (NOT_MODIFIED.test(describe(err))) return;
-        if (!EDIT_IMPOSSIBLE.test(describe(err))) throw err;
+        if (isNotModified(err)) return;
+        if (!isCannotEdit(err)) throw err;
       }
     }
     await ctx.reply(view.text, other);
