@@ -1,7 +1,8 @@
 import type { ResellerProduct } from "../../reseller/types.js";
 import type { FlowContext, FlowConversation } from "../context.js";
 import { PREMIUM_MONTHS } from "../validate.js";
-import { type FlowArgs, type FlowDeps, FlowRun, recipientStep, type Step, settle } from "./kit.js";
+import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import { recipientStep, type Step, settle } from "./steps.js";
 
 export const PREMIUM_FLOW = "premium";
 
