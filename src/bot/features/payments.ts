@@ -5,6 +5,7 @@ import type { Message } from "grammy/types";
 import type { Order, OrdersApi, PaymentReceipt } from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { shortId } from "../format/card.js";
+import { stripHtml } from "../format/html.js";
 import { describeItem } from "../format/item.js";
 import { translator } from "../i18n.js";
 import { CB } from "../keyboards/callbacks.js";
@@ -23,15 +24,6 @@ function isExpired(order: Order, now: number): boolean {
     order.state === "expired" ||
     (order.state === "quoted" && order.expiresAt !== undefined && order.expiresAt <= now)
   );
-}
-
-function stripHtml(s: string): string {
-  return s
-    .replace(/<[^>]*>/g, "")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, "&");
 }
 
 /** Pay / Confirm / Cancel on cards, invoices, pre-checkout, successful payments and re-quotes. */

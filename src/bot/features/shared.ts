@@ -5,10 +5,13 @@ import { renderCard } from "../format/card.js";
 import { isLocale } from "../i18n.js";
 import { isNotModified } from "../telegram-errors.js";
 
-/** The negotiated locale of this update as one of ours. */
-export async function localeOf(ctx: BotContext): Promise<Locale> {
+/** The negotiated locale of this update as one of ours (else `fallback`, the configured default). */
+export async function localeOf(
+  ctx: BotContext,
+  fallback: Locale = ctx.deps.config.defaultLocale,
+): Promise<Locale> {
   const l = await ctx.i18n.getLocale();
-  return isLocale(l) ? l : ctx.deps.config.defaultLocale;
+  return isLocale(l) ? l : fallback;
 }
 
 export const tOf =
