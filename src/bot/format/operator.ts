@@ -3,6 +3,7 @@ import type { Locale } from "../../config.js";
 import type { OrderStats, WindowStats } from "../../orders/stats.js";
 import type { Customer, Order, OrderFilter, OrderItem, OrderState, Page } from "../../orders/types.js";
 import type { ResellerErrorKind } from "../../reseller/errors.js";
+import { premiumMonths } from "../../reseller/types.js";
 import type { Translate } from "../context.js";
 import {
   balanceKeyboard,
@@ -39,8 +40,6 @@ const STATE_ICON: Record<OrderState, string> = {
   cancelled: "🚫",
 };
 
-const PREMIUM_MONTHS: Record<string, number> = { premium_3m: 3, premium_6m: 6, premium_12m: 12 };
-
 export function clip(value: string, max: number): string {
   return value.length > max ? `${value.slice(0, max - 1)}…` : value;
 }
@@ -67,7 +66,7 @@ export function productLabel(item: OrderItem, t: Translate, locale: Locale): str
     case "stars":
       return t("op-product-stars", { qty: formatNumber(item.quantity ?? 0, locale) });
     case "premium":
-      return t("op-product-premium", { months: PREMIUM_MONTHS[item.product] ?? 0 });
+      return t("op-product-premium", { months: premiumMonths(item.product) ?? 0 });
     case "gift":
       return t("op-product-gift", { emoji: escapeHtml(item.emoji ?? "🎁"), title: title(item.giftId) });
     case "steam":
