@@ -8,16 +8,13 @@ import type { ResellerClient } from "../../reseller/types.js";
 import type { BotContext } from "../context.js";
 import { stripHtml } from "../format/html.js";
 import {
-  type BalanceResult,
   clip,
   type OperatorView,
-  renderBalance,
   renderOrderCard,
   renderOrdersList,
   renderRefundConfirm,
-  renderStats,
-  resellerProblem,
 } from "../format/operator.js";
+import { type BalanceResult, renderBalance, renderStats, resellerProblem } from "../format/operator-stats.js";
 import {
   filterFromLetter,
   OP_CB,
