@@ -29,6 +29,7 @@ import { createI18n, supportedLocale, translator } from "./i18n.js";
 import { recordPolledPayments, trackUpdates } from "./lifecycle.js";
 import { createLanguageMenu } from "./menus/language.js";
 import { createOutgoingLimiter, limitedFetch, type OutgoingLimits } from "./outgoing-limiter.js";
+import { conversationKey, sessionKey } from "./redis-keys.js";
 
 /** Incoming updates one user may send per window before the rest are dropped. */
 export const INCOMING_LIMIT = { updates: 12, windowMs: 4_000 };
@@ -102,8 +103,8 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   guarded.use(
     session<SessionData, BotContext>({
       initial: () => ({}),
-      getSessionKey: (ctx) => ctx.chat?.id.toString(),
-      prefix: `${config.redisPrefix}session:`,
+      getSessionKey: (ctx) =>
+        ctx.chat === undefined ? undefined : sessionKey(config.redisPrefix, ctx.chat.id),
       storage: new RedisAdapter<SessionData>({ instance: redis, ttl: SESSION_TTL_SECONDS }),
     }),
   );
@@ -114,7 +115,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
         type: "key",
         version: FLOWS_VERSION,
         getStorageKey: (ctx) =>
-          ctx.chatId === undefined ? undefined : `${config.redisPrefix}conv:${ctx.chatId}`,
+          ctx.chatId === undefined ? undefined : conversationKey(config.redisPrefix, ctx.chatId),
         adapter: new RedisAdapter({ instance: redis, ttl: CONVERSATION_TTL_SECONDS }),
       },
       // Api objects inside conversations are built from the client options (limited fetch)

@@ -8,6 +8,7 @@ import { renderCard, shortId } from "./format/card.js";
 import { renderFinal } from "./format/final.js";
 import { renderAlert } from "./format/operator-alerts.js";
 import { createI18n, isLocale, translator } from "./i18n.js";
+import { sessionKey } from "./redis-keys.js";
 import {
   describeError,
   isAlreadyRefunded,
@@ -33,7 +34,7 @@ export function createNotifier(deps: { api: Api; config: Config; logger: Logger;
   async function operatorLocale(chatId: number): Promise<Locale> {
     if (!deps.redis) return config.defaultLocale;
     try {
-      const raw = await deps.redis.get(`${config.redisPrefix}session:${chatId}`);
+      const raw = await deps.redis.get(sessionKey(config.redisPrefix, chatId));
       const session = raw ? (JSON.parse(raw) as SessionData) : undefined;
       return isLocale(session?.__language_code) ? session.__language_code : config.defaultLocale;
     } catch {
