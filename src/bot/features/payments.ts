@@ -92,31 +92,17 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       .t("invoice-description", { item, recipient: order.item.recipient ? `@${order.item.recipient}` : "—" })
       .slice(0, 255);
     const amount = order.amount ?? 0;
-    if (order.currency === "XTR") {
-      await ctx.api.sendInvoice(
-        order.customer.chatId,
-        title,
-        description,
-        order.id,
-        "XTR",
-        [{ label: title, amount }],
-        {
-          provider_token: "",
-        },
-      );
-    } else {
-      await ctx.api.sendInvoice(
-        order.customer.chatId,
-        title,
-        description,
-        order.id,
-        "RUB",
-        [{ label: title, amount }],
-        {
-          provider_token: config.paymentProviderToken ?? "",
-        },
-      );
-    }
+    // Stars need no payment provider; roubles go through PAYMENT_PROVIDER_TOKEN's.
+    const stars = order.currency === "XTR";
+    await ctx.api.sendInvoice(
+      order.customer.chatId,
+      title,
+      description,
+      order.id,
+      stars ? "XTR" : "RUB",
+      [{ label: title, amount }],
+      { provider_token: stars ? "" : (config.paymentProviderToken ?? "") },
+    );
   });
 
   c.callbackQuery(new RegExp(`^${CB.cancel}${ID}$`), async (ctx) => {
