@@ -1,12 +1,17 @@
 import { pathToFileURL } from "node:url";
 import { Api } from "grammy";
 import { Redis } from "ioredis";
-import { configureApi, createBot, createNotifier, startBot, telegramWebhookHandler } from "./bot/index.js";
+import { configureApi } from "./bot/api.js";
+import { recordPayments } from "./bot/features/payments.js";
+import { createBot } from "./bot/index.js";
+import { startBot } from "./bot/lifecycle.js";
+import { createNotifier } from "./bot/notifier.js";
 import type { OutgoingLimits } from "./bot/outgoing-limiter.js";
 import { createCatalogService } from "./catalog/service.js";
 import { type Config, ConfigError, createConfig, secretsOf } from "./config.js";
 import { resellerWebhookHandler } from "./http/reseller-webhook.js";
 import { type HttpServer, startHttpServer } from "./http/server.js";
+import { telegramWebhookHandler } from "./http/telegram-webhook.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { createOrdersEngine, type OrdersEngine } from "./orders/engine.js";
@@ -91,7 +96,9 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
       onOutcome: (outcome) => metrics.webhookRequests.inc({ outcome }),
     }),
     telegramWebhook:
-      config.botMode === "webhook" ? telegramWebhookHandler(bot, config, ordersService) : undefined,
+      config.botMode === "webhook"
+        ? telegramWebhookHandler(bot, config, (updates) => recordPayments(ordersService, updates))
+        : undefined,
     ready: async () => (await redis.ping()) === "PONG",
     metrics: () => metrics.render(),
   });

@@ -1,10 +1,11 @@
 import type { I18n } from "@grammyjs/i18n";
-import type { Api, GrammyError } from "grammy";
+import type { Api } from "grammy";
 import type { BotCommand } from "grammy/types";
 import type { Config, Locale } from "../config.js";
 import { LOCALES } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { BotContext } from "./context.js";
+import { describeError } from "./telegram-errors.js";
 
 export const CUSTOMER_COMMANDS = ["start", "orders", "language", "cancel", "help", "paysupport"] as const;
 /** Implemented by the operator feature; listed only in operators' chats. */
@@ -53,10 +54,7 @@ export async function registerCommands(
       }
     } catch (err) {
       // An operator who never opened the bot has no chat yet ("chat not found").
-      logger.warn(
-        { operatorId: chatId, reason: (err as GrammyError).description ?? String(err) },
-        "operator commands not set",
-      );
+      logger.warn({ operatorId: chatId, reason: describeError(err) }, "operator commands not set");
     }
   }
 }

@@ -1,5 +1,4 @@
 import type { Api } from "grammy";
-import { GrammyError } from "grammy";
 import type { Redis } from "ioredis";
 import type { Config, Locale } from "../config.js";
 import type { Logger } from "../logger.js";
@@ -9,14 +8,14 @@ import { renderCard, shortId } from "./format/card.js";
 import { renderFinal } from "./format/final.js";
 import { renderAlert } from "./format/operator-alerts.js";
 import { createI18n, isLocale, translator } from "./i18n.js";
-
-const NOT_MODIFIED = /message is not modified/i;
-const EDIT_IMPOSSIBLE = /message to edit not found|message can't be edited|message_id_invalid/i;
-const UNREACHABLE = /chat not found|bot was blocked|user is deactivated|bot can't initiate|forbidden/i;
-
-function describe(err: unknown): string {
-  return err instanceof GrammyError ? err.description : err instanceof Error ? err.message : String(err);
-}
+import { sessionKey } from "./redis-keys.js";
+import {
+  describeError,
+  isAlreadyRefunded,
+  isCannotEdit,
+  isNotModified,
+  isUnreachable,
+} from "./telegram-errors.js";
 
 /**
  * How the orders engine reaches customers and operators. Every method is safe to repeat:
@@ -35,7 +34,7 @@ export function createNotifier(deps: { api: Api; config: Config; logger: Logger;
   async function operatorLocale(chatId: number): Promise<Locale> {
     if (!deps.redis) return config.defaultLocale;
     try {
-      const raw = await deps.redis.get(`${config.redisPrefix}session:${chatId}`);
+      const raw = await deps.redis.get(sessionKey(config.redisPrefix, chatId));
       const session = raw ? (JSON.parse(raw) as SessionData) : undefined;
       return isLocale(session?.__language_code) ? session.__language_code : config.defaultLocale;
     } catch {
@@ -53,8 +52,8 @@ export function createNotifier(deps: { api: Api; config: Config; logger: Logger;
           await api.editMessageText(chatId, order.cardMessageId, card.text, other);
           return order.cardMessageId;
         } catch (err) {
-          if (NOT_MODIFIED.test(describe(err))) return order.cardMessageId;
-          if (!EDIT_IMPOSSIBLE.test(describe(err))) throw err;
+          if (isNotModified(err)) return order.cardMessageId;
+          if (!isCannotEdit(err)) throw err;
           logger.info({ orderId: order.id }, "order card cannot be edited; sending a new one");
         }
       }
@@ -77,7 +76,7 @@ export function createNotifier(deps: { api: Api; config: Config; logger: Logger;
         await api.refundStarPayment(userId, telegramChargeId);
       } catch (err) {
         // Already refunded is what a repeat after a crash looks like: the goal is reached.
-        if (/CHARGE_ALREADY_REFUNDED/i.test(describe(err))) return;
+        if (isAlreadyRefunded(err)) return;
         throw err;
       }
     },
@@ -95,9 +94,9 @@ export function createNotifier(deps: { api: Api; config: Config; logger: Logger;
               link_preview_options: { is_disabled: true },
             });
           } catch (err) {
-            if (UNREACHABLE.test(describe(err))) {
+            if (isUnreachable(err)) {
               logger.warn(
-                { operatorId, kind: alert.kind, order: short, reason: describe(err) },
+                { operatorId, kind: alert.kind, order: short, reason: describeError(err) },
                 "operator unreachable",
               );
               return;

@@ -74,4 +74,3 @@ export const LIMITS = {
 } as const;
 
 export const STAR_PRESETS = [50, 100, 250, 500, 1000, 2500] as const;
-export const PREMIUM_MONTHS = [3, 6, 12] as const;

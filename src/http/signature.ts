@@ -1,5 +1,13 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
+/** Constant-time comparison of a secret someone sent with the expected one; false when either is missing. */
+export function safeEqual(given: string | undefined, expected: string | undefined): boolean {
+  if (given === undefined || !expected) return false;
+  const a = Buffer.from(given, "utf8");
+  const b = Buffer.from(expected, "utf8");
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 /** `sha256=<hex>` HMAC-SHA256 of the raw body, as the reseller signs delivery webhooks. */
 export function signBody(secret: string, rawBody: Buffer | string): string {
   return `sha256=${createHmac("sha256", secret).update(rawBody).digest("hex")}`;
@@ -8,7 +16,5 @@ export function signBody(secret: string, rawBody: Buffer | string): string {
 /** Constant-time check of an `X-Signature` header against the raw body. */
 export function verifySignature(secret: string, rawBody: Buffer, header: string | undefined): boolean {
   if (!header) return false;
-  const expected = Buffer.from(signBody(secret, rawBody), "utf8");
-  const given = Buffer.from(header.trim(), "utf8");
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return safeEqual(header.trim(), signBody(secret, rawBody));
 }

@@ -17,6 +17,16 @@ export const RESELLER_PRODUCTS = [
 ] as const;
 export type ResellerProduct = (typeof RESELLER_PRODUCTS)[number];
 
+/** Months of Telegram Premium each `premium_*` product buys. */
+export const PREMIUM_MONTHS = { premium_3m: 3, premium_6m: 6, premium_12m: 12 } as const satisfies Partial<
+  Record<ResellerProduct, number>
+>;
+
+/** Months of Premium a product buys; undefined for other products. */
+export function premiumMonths(product: string): number | undefined {
+  return (PREMIUM_MONTHS as Record<string, number | undefined>)[product];
+}
+
 /** The body of POST /api/reseller/order/create (validated by `createOrderRequestSchema`). */
 export interface CreateOrderRequest {
   custom_id: string;

@@ -1,7 +1,8 @@
 import { Api } from "grammy";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { configureApi, createNotifier } from "../../src/bot/index.js";
+import { configureApi } from "../../src/bot/api.js";
+import { createNotifier } from "../../src/bot/notifier.js";
 import { createConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import type { Notifier, Order } from "../../src/orders/types.js";

@@ -2,13 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
   orderRow,
   payloadLines,
-  renderBalance,
   renderOrderCard,
   renderOrdersList,
   renderRefundConfirm,
-  renderStats,
 } from "../../src/bot/format/operator.js";
 import { renderAlert } from "../../src/bot/format/operator-alerts.js";
+import { renderBalance, renderStats } from "../../src/bot/format/operator-stats.js";
 import { OPERATOR_CALLBACK } from "../../src/bot/menus/operator.js";
 import type { OrderStats } from "../../src/orders/stats.js";
 import type { AlertKind, Order } from "../../src/orders/types.js";

@@ -6,6 +6,7 @@ import { myOrdersFeature } from "../../src/bot/features/my-orders.js";
 import { createOperatorFeature } from "../../src/bot/features/operator.js";
 import { unhandledFeature } from "../../src/bot/features/unhandled.js";
 import { createI18n, translator } from "../../src/bot/i18n.js";
+import { sessionKey } from "../../src/bot/redis-keys.js";
 import { type Config, createConfig } from "../../src/config.js";
 import type { OrdersApi } from "../../src/orders/types.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
@@ -112,8 +113,8 @@ export class OperatorBot {
     bot.use(
       session<SessionData, BotContext>({
         initial: () => ({}),
-        getSessionKey: (ctx) => ctx.chat?.id.toString(),
-        prefix: `${config.redisPrefix}session:`,
+        getSessionKey: (ctx) =>
+          ctx.chat === undefined ? undefined : sessionKey(config.redisPrefix, ctx.chat.id),
         storage: new RedisAdapter<SessionData>({ instance: h.redis }),
       }),
     );

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ALLOWED_UPDATES } from "../../src/bot/index.js";
+import { ALLOWED_UPDATES } from "../../src/bot/lifecycle.js";
 import {
   APP_BOT_TOKEN,
   type AppHarness,

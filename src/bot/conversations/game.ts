@@ -2,7 +2,8 @@ import type { Game, GamePackage, GameRegion } from "../../reseller/types.js";
 import type { FlowContext, FlowConversation } from "../context.js";
 import { humanizeKey } from "../format/final.js";
 import { LIMITS, parseFieldValue, parseWholeNumber } from "../validate.js";
-import { type FlowArgs, type FlowDeps, FlowRun, type Step, settle } from "./kit.js";
+import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import { type Step, settle } from "./steps.js";
 
 export const GAME_FLOW = "game";
 export const GAME_ITEMS_PER_PAGE = 8;

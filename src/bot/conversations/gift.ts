@@ -1,7 +1,8 @@
 import type { Gift } from "../../reseller/types.js";
 import type { FlowContext, FlowConversation } from "../context.js";
 import { formatNumber } from "../format/money.js";
-import { type FlowArgs, type FlowDeps, FlowRun, recipientStep, type Step, settle } from "./kit.js";
+import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import { recipientStep, type Step, settle } from "./steps.js";
 
 export const GIFT_FLOW = "gift";
 export const GIFTS_PER_PAGE = 8;

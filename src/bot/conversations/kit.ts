@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { I18n } from "@grammyjs/i18n";
-import { GrammyError, InlineKeyboard } from "grammy";
+import { InlineKeyboard } from "grammy";
 import type { InlineKeyboardButton } from "grammy/types";
 import type { CatalogService } from "../../catalog/service.js";
 import type { Config, Locale, ProductKind } from "../../config.js";
@@ -15,7 +15,8 @@ import { formatRub, formatStars } from "../format/money.js";
 import { translator } from "../i18n.js";
 import { FLOW_PREFIX } from "../keyboards/callbacks.js";
 import { mainMenu } from "../keyboards/main-menu.js";
-import { type Checked, parseRecipient } from "../validate.js";
+import { isNotModified } from "../telegram-errors.js";
+import type { Answer, Question, Step } from "./steps.js";
 
 /**
  * Building blocks shared by the product flows. A flow is a list of steps; each step asks one
@@ -46,40 +47,6 @@ export interface FlowDeps {
 /** Arguments given to `ctx.conversation.enter`. */
 export interface FlowArgs {
   locale: Locale;
-}
-
-export interface Choice<T> {
-  label: string;
-  value: T;
-}
-
-export interface Question<T> {
-  /** HTML text of the question. */
-  text: string;
-  choices?: Choice<T>[];
-  /** Buttons per row (default 1). */
-  columns?: number;
-  /** Paged when there are more choices than this. */
-  pageSize?: number;
-  /** Free-text answers, when allowed. */
-  parse?: (text: string) => Checked<T>;
-  /** Show a Back button (default true). */
-  back?: boolean;
-}
-
-export type Answer<T> =
-  | { type: "value"; value: T }
-  | { type: "back" }
-  | { type: "cancel" }
-  | { type: "abort" };
-
-export type StepResult = "next" | "back" | "cancel" | "abort";
-
-export interface Step<S> {
-  id: string;
-  /** Request fields this step answers, so a validation error can send the customer back here. */
-  fields?: string[];
-  run(f: FlowRun, state: S): Promise<StepResult>;
 }
 
 type QuoteOutcome =
@@ -140,7 +107,7 @@ export class FlowRun {
         await this.ctx.api.editMessageText(this.chatId, target, text, other);
         return target;
       } catch (err) {
-        if (err instanceof Error && /message is not modified/i.test(err.message)) return target;
+        if (isNotModified(err)) return target;
         this.deps.logger.debug({ err }, "could not edit the flow message; sending a new one");
       }
     }
@@ -382,36 +349,4 @@ export class FlowRun {
       else return;
     }
   }
-}
-
-/** Maps an answer to a step result, storing the value when there is one. */
-export function settle<T>(a: Answer<T>, store: (v: T) => void): StepResult {
-  if (a.type === "value") {
-    store(a.value);
-    return "next";
-  }
-  return a.type;
-}
-
-/** The recipient question: a "to myself" button when the customer has a username, or a typed username. */
-export function recipientStep<S extends { recipient?: string }>(): Step<S> {
-  return {
-    id: "recipient",
-    fields: ["recipient_username"],
-    async run(f, state) {
-      const own = f.ctx.from?.username;
-      const a = await f.ask<string>({
-        text: f.t(own ? "ask-recipient-or-self" : "ask-recipient"),
-        choices: own ? [{ label: f.t("btn-to-myself", { username: own }), value: own }] : [],
-        parse: parseRecipient,
-      });
-      return settle(a, (v) => {
-        state.recipient = v;
-      });
-    },
-  };
-}
-
-export function isGrammyError(err: unknown, pattern: RegExp): boolean {
-  return err instanceof GrammyError && pattern.test(err.description);
 }

@@ -1,6 +1,7 @@
 import type { NeuralItem } from "../../reseller/types.js";
 import type { FlowContext, FlowConversation } from "../context.js";
-import { type FlowArgs, type FlowDeps, FlowRun, type Step, settle } from "./kit.js";
+import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import { type Step, settle } from "./steps.js";
 
 export const NEURAL_FLOW = "neural";
 export const NEURAL_PER_PAGE = 8;

@@ -1,12 +1,12 @@
-import type { ResellerProduct } from "../../reseller/types.js";
+import { PREMIUM_MONTHS, type ResellerProduct } from "../../reseller/types.js";
 import type { FlowContext, FlowConversation } from "../context.js";
-import { PREMIUM_MONTHS } from "../validate.js";
-import { type FlowArgs, type FlowDeps, FlowRun, recipientStep, type Step, settle } from "./kit.js";
+import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import { recipientStep, type Step, settle } from "./steps.js";
 
 export const PREMIUM_FLOW = "premium";
 
 interface PremiumState {
-  months?: (typeof PREMIUM_MONTHS)[number];
+  months?: (typeof PREMIUM_MONTHS)[keyof typeof PREMIUM_MONTHS];
   recipient?: string;
 }
 
@@ -18,7 +18,10 @@ export function createPremiumFlow(deps: FlowDeps) {
     async run(f, state) {
       const a = await f.ask({
         text: f.t("ask-premium-months"),
-        choices: PREMIUM_MONTHS.map((m) => ({ label: f.t("premium-months", { months: m }), value: m })),
+        choices: Object.values(PREMIUM_MONTHS).map((m) => ({
+          label: f.t("premium-months", { months: m }),
+          value: m,
+        })),
         columns: 3,
       });
       return settle(a, (v) => {

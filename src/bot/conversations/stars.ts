@@ -1,7 +1,8 @@
 import type { FlowContext, FlowConversation } from "../context.js";
 import { formatNumber } from "../format/money.js";
 import { LIMITS, parseWholeNumber, STAR_PRESETS } from "../validate.js";
-import { type FlowArgs, type FlowDeps, FlowRun, recipientStep, type Step, settle } from "./kit.js";
+import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import { recipientStep, type Step, settle } from "./steps.js";
 
 export const STARS_FLOW = "stars";
 

@@ -1,7 +1,8 @@
 import type { FlowContext, FlowConversation } from "../context.js";
 import { formatRub } from "../format/money.js";
 import { LIMITS, parseSteamLogin, parseWholeNumber } from "../validate.js";
-import { type FlowArgs, type FlowDeps, FlowRun, type Step, settle } from "./kit.js";
+import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import { type Step, settle } from "./steps.js";
 
 export const STEAM_FLOW = "steam";
 export const STEAM_PRESETS = [100, 250, 500, 1000, 2500, 5000] as const;

@@ -2,6 +2,7 @@ import { Composer } from "grammy";
 import type { BotContext } from "../context.js";
 import { ORDERS_PAGE_SIZE, renderOrdersPage } from "../format/orders-list.js";
 import { CB } from "../keyboards/callbacks.js";
+import { isNotModified } from "../telegram-errors.js";
 import { answerQuietly, localeOf, showCard, tOf } from "./shared.js";
 
 /** Shows a page of the customer's own orders (newest first), editing `editMessageId` when given. */
@@ -20,7 +21,7 @@ export async function showOrders(ctx: BotContext, offset: number, editMessageId?
       await ctx.api.editMessageText(chatId, editMessageId, view.text, other);
       return;
     } catch (err) {
-      if (err instanceof Error && /message is not modified/i.test(err.message)) return;
+      if (isNotModified(err)) return;
     }
   }
   await ctx.reply(view.text, other);

@@ -1,22 +1,20 @@
-import { Composer, GrammyError } from "grammy";
-import type { Config, Locale } from "../../config.js";
+import { Composer } from "grammy";
+import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import { orderStats } from "../../orders/stats.js";
 import type { Order, OrderFilter, OrdersApi } from "../../orders/types.js";
 import { ResellerApiError } from "../../reseller/errors.js";
 import type { ResellerClient } from "../../reseller/types.js";
-import type { BotContext, Translate } from "../context.js";
+import type { BotContext } from "../context.js";
+import { stripHtml } from "../format/html.js";
 import {
-  type BalanceResult,
+  clip,
   type OperatorView,
-  renderBalance,
   renderOrderCard,
   renderOrdersList,
   renderRefundConfirm,
-  renderStats,
-  resellerProblem,
 } from "../format/operator.js";
-import { isLocale } from "../i18n.js";
+import { type BalanceResult, renderBalance, renderStats, resellerProblem } from "../format/operator-stats.js";
 import {
   filterFromLetter,
   OP_CB,
@@ -24,6 +22,8 @@ import {
   OPERATOR_CALLBACK,
   OPERATOR_PAGE_SIZE,
 } from "../menus/operator.js";
+import { isCannotEdit, isNotModified } from "../telegram-errors.js";
+import { localeOf, tOf } from "./shared.js";
 
 export interface OperatorFeatureDeps {
   config: Pick<Config, "operatorIds" | "lowBalanceRub" | "defaultLocale">;
@@ -38,23 +38,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** `/order` accepts the full id or its start (customers see `#` + 8 characters). */
 const ID_PREFIX = /^#?([0-9a-f][0-9a-f-]{3,35})$/i;
 
-const NOT_MODIFIED = /message is not modified/i;
-const EDIT_IMPOSSIBLE = /message to edit not found|message can't be edited|message_id_invalid/i;
-
-function describe(err: unknown): string {
-  return err instanceof GrammyError ? err.description : err instanceof Error ? err.message : String(err);
-}
-
 /** Callback answers are plain text of at most 200 characters. */
-function plain(html: string): string {
-  const text = html
-    .replace(/<[^>]*>/g, "")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, "&");
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
-}
+const ANSWER_MAX = 200;
 
 /**
  * The operators' tools: /balance, /orders (all orders, filters, paging), /order <id> and the
@@ -89,16 +74,6 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
 
   // ---------- helpers ----------
 
-  const tOf =
-    (ctx: BotContext): Translate =>
-    (key, vars) =>
-      ctx.t(key, vars);
-
-  async function localeOf(ctx: BotContext): Promise<Locale> {
-    const l = await ctx.i18n.getLocale();
-    return isLocale(l) ? l : config.defaultLocale;
-  }
-
   /** Edits the message the button belongs to when `edit`, else (or when it cannot) sends a new one. */
   async function show(ctx: BotContext, view: OperatorView, edit: boolean): Promise<void> {
     const other = {
@@ -111,8 +86,8 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
         await ctx.editMessageText(view.text, other);
         return;
       } catch (err) {
-        if (NOT_MODIFIED.test(describe(err))) return;
-        if (!EDIT_IMPOSSIBLE.test(describe(err))) throw err;
+        if (isNotModified(err)) return;
+        if (!isCannotEdit(err)) throw err;
       }
     }
     await ctx.reply(view.text, other);
@@ -120,7 +95,7 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
 
   async function answer(ctx: BotContext, text?: string, alert = false): Promise<void> {
     await ctx
-      .answerCallbackQuery(text ? { text: plain(text), show_alert: alert } : undefined)
+      .answerCallbackQuery(text ? { text: clip(stripHtml(text), ANSWER_MAX), show_alert: alert } : undefined)
       .catch(() => undefined);
   }
 
@@ -140,7 +115,12 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
   }
 
   async function balanceView(ctx: BotContext): Promise<OperatorView> {
-    return renderBalance(await readBalance(), config.lowBalanceRub, tOf(ctx), await localeOf(ctx));
+    return renderBalance(
+      await readBalance(),
+      config.lowBalanceRub,
+      tOf(ctx),
+      await localeOf(ctx, config.defaultLocale),
+    );
   }
 
   async function listView(ctx: BotContext, filter: OrderFilter, offset: number): Promise<OperatorView> {
@@ -150,11 +130,11 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
       offset = Math.floor((page.total - 1) / OPERATOR_PAGE_SIZE) * OPERATOR_PAGE_SIZE;
       page = await orders.listAll(filter, offset, OPERATOR_PAGE_SIZE);
     }
-    return renderOrdersList(page, filter, offset, tOf(ctx), await localeOf(ctx));
+    return renderOrdersList(page, filter, offset, tOf(ctx), await localeOf(ctx, config.defaultLocale));
   }
 
   async function cardView(ctx: BotContext, order: Order): Promise<OperatorView> {
-    return renderOrderCard(order, tOf(ctx), await localeOf(ctx));
+    return renderOrderCard(order, tOf(ctx), await localeOf(ctx, config.defaultLocale));
   }
 
   /** The order named by the full id or the start of it; `ambiguous` when the start fits several. */
@@ -189,7 +169,7 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
 
   const statsView = async (ctx: BotContext) => {
     const t = now();
-    return renderStats(await orderStats(orders, t), t, tOf(ctx), await localeOf(ctx));
+    return renderStats(await orderStats(orders, t), t, tOf(ctx), await localeOf(ctx, config.defaultLocale));
   };
   op.command("stats", async (ctx) => {
     await show(ctx, await statsView(ctx), false);
@@ -299,7 +279,7 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
       return;
     }
     await answer(ctx);
-    await show(ctx, renderRefundConfirm(order, tOf(ctx), await localeOf(ctx)), true);
+    await show(ctx, renderRefundConfirm(order, tOf(ctx), await localeOf(ctx, config.defaultLocale)), true);
   });
 
   op.callbackQuery(OP_CB_MATCH.refundConfirm, async (ctx) => {

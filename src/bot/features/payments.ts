@@ -5,6 +5,7 @@ import type { Message } from "grammy/types";
 import type { Order, OrdersApi, PaymentReceipt } from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { shortId } from "../format/card.js";
+import { stripHtml } from "../format/html.js";
 import { describeItem } from "../format/item.js";
 import { translator } from "../i18n.js";
 import { CB } from "../keyboards/callbacks.js";
@@ -23,15 +24,6 @@ function isExpired(order: Order, now: number): boolean {
     order.state === "expired" ||
     (order.state === "quoted" && order.expiresAt !== undefined && order.expiresAt <= now)
   );
-}
-
-function stripHtml(s: string): string {
-  return s
-    .replace(/<[^>]*>/g, "")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, "&");
 }
 
 /** Pay / Confirm / Cancel on cards, invoices, pre-checkout, successful payments and re-quotes. */
@@ -100,31 +92,17 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       .t("invoice-description", { item, recipient: order.item.recipient ? `@${order.item.recipient}` : "—" })
       .slice(0, 255);
     const amount = order.amount ?? 0;
-    if (order.currency === "XTR") {
-      await ctx.api.sendInvoice(
-        order.customer.chatId,
-        title,
-        description,
-        order.id,
-        "XTR",
-        [{ label: title, amount }],
-        {
-          provider_token: "",
-        },
-      );
-    } else {
-      await ctx.api.sendInvoice(
-        order.customer.chatId,
-        title,
-        description,
-        order.id,
-        "RUB",
-        [{ label: title, amount }],
-        {
-          provider_token: config.paymentProviderToken ?? "",
-        },
-      );
-    }
+    // Stars need no payment provider; roubles go through PAYMENT_PROVIDER_TOKEN's.
+    const stars = order.currency === "XTR";
+    await ctx.api.sendInvoice(
+      order.customer.chatId,
+      title,
+      description,
+      order.id,
+      stars ? "XTR" : "RUB",
+      [{ label: title, amount }],
+      { provider_token: stars ? "" : (config.paymentProviderToken ?? "") },
+    );
   });
 
   c.callbackQuery(new RegExp(`^${CB.cancel}${ID}$`), async (ctx) => {

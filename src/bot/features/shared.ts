@@ -3,11 +3,15 @@ import type { Order } from "../../orders/types.js";
 import type { BotContext, Translate } from "../context.js";
 import { renderCard } from "../format/card.js";
 import { isLocale } from "../i18n.js";
+import { isNotModified } from "../telegram-errors.js";
 
-/** The negotiated locale of this update as one of ours. */
-export async function localeOf(ctx: BotContext): Promise<Locale> {
+/** The negotiated locale of this update as one of ours (else `fallback`, the configured default). */
+export async function localeOf(
+  ctx: BotContext,
+  fallback: Locale = ctx.deps.config.defaultLocale,
+): Promise<Locale> {
   const l = await ctx.i18n.getLocale();
-  return isLocale(l) ? l : ctx.deps.config.defaultLocale;
+  return isLocale(l) ? l : fallback;
 }
 
 export const tOf =
@@ -32,7 +36,7 @@ export async function showCard(
       await ctx.api.editMessageText(order.customer.chatId, editMessageId, card.text, other);
       return editMessageId;
     } catch (err) {
-      if (err instanceof Error && /message is not modified/i.test(err.message)) return editMessageId;
+      if (isNotModified(err)) return editMessageId;
       ctx.logger.debug({ err }, "could not edit card; sending it");
     }
   }

@@ -24,7 +24,7 @@ export function shortId(orderId: string): string {
   return orderId.slice(0, 8);
 }
 
-/** Price in the customer's currency: `83 ⭐ (125 ₽)` for Stars, `125 ₽` otherwise. */
+/** What the customer pays: `83 ⭐ (125 ₽)` for Stars, `125 ₽` otherwise, `—` before a quote. */
 export function formatOrderPrice(order: Order, locale: Locale): string {
   const rub = order.priceKopecks !== undefined ? formatRub(order.priceKopecks, locale) : "—";
   if (order.currency === "XTR" && order.amount !== undefined)

@@ -1,10 +1,9 @@
 import type { Locale } from "../../config.js";
 import type { OrderItem } from "../../orders/types.js";
+import { premiumMonths } from "../../reseller/types.js";
 import type { Translate } from "../context.js";
 import { escapeHtml } from "./html.js";
 import { formatRub } from "./money.js";
-
-const PREMIUM_MONTHS: Record<string, number> = { premium_3m: 3, premium_6m: 6, premium_12m: 12 };
 
 /** One line naming what was bought (HTML, reseller-provided parts escaped). */
 export function describeItem(item: OrderItem, t: Translate, locale: Locale): string {
@@ -12,7 +11,7 @@ export function describeItem(item: OrderItem, t: Translate, locale: Locale): str
     case "stars":
       return t("item-stars", { count: item.quantity ?? 0 });
     case "premium":
-      return t("item-premium", { months: PREMIUM_MONTHS[item.product] ?? 0 });
+      return t("item-premium", { months: premiumMonths(item.product) ?? 0 });
     case "gift":
       return t("item-gift", { emoji: escapeHtml(item.emoji ?? "🎁"), title: escapeHtml(item.title ?? "") });
     case "steam":

@@ -4,12 +4,13 @@ import type { OperatorAlert, Order } from "../../orders/types.js";
 import type { Translate } from "../context.js";
 import { isLocale } from "../i18n.js";
 import { openOrderButton } from "../menus/operator.js";
+import { formatOrderPrice } from "./card.js";
 import { escapeHtml } from "./html.js";
 import { formatRub, formatStars } from "./money.js";
 import {
   clip,
-  customerPrice,
   customerShort,
+  extraChargeVars,
   formatUtc,
   orderRef,
   productLabel,
@@ -159,15 +160,8 @@ export function renderAlert(
       }
       lines.push(t("op-alert-duplicate"));
       lines.push(reasonLine(reason));
-      for (const x of order.extraCharges ?? []) {
-        lines.push(
-          t("op-alert-extra-charge", {
-            amount: x.currency === "XTR" ? formatStars(x.amount, locale) : formatRub(x.amount, locale),
-            id: escapeHtml(x.telegramChargeId),
-            refund: t(`op-refund-${x.refund}`),
-          }),
-        );
-      }
+      for (const x of order.extraCharges ?? [])
+        lines.push(t("op-alert-extra-charge", extraChargeVars(x, t, locale)));
       lines.push(t("op-alert-duplicate-todo"));
       break;
     }
@@ -187,7 +181,7 @@ export function renderAlert(
       t("op-alert-order-customer", {
         customer: customerShort(order.customer),
         id: String(order.customer.userId),
-        price: customerPrice(order, locale),
+        price: formatOrderPrice(order, locale),
         state: stateLabel(order, t),
       }),
     );

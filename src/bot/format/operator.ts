@@ -1,16 +1,19 @@
 import type { InlineKeyboard } from "grammy";
 import type { Locale } from "../../config.js";
-import type { OrderStats, WindowStats } from "../../orders/stats.js";
-import type { Customer, Order, OrderFilter, OrderItem, OrderState, Page } from "../../orders/types.js";
+import type {
+  Customer,
+  ExtraCharge,
+  Order,
+  OrderFilter,
+  OrderItem,
+  OrderState,
+  Page,
+} from "../../orders/types.js";
 import type { ResellerErrorKind } from "../../reseller/errors.js";
+import { premiumMonths } from "../../reseller/types.js";
 import type { Translate } from "../context.js";
-import {
-  balanceKeyboard,
-  orderCardKeyboard,
-  ordersListKeyboard,
-  refundConfirmKeyboard,
-  statsKeyboard,
-} from "../menus/operator.js";
+import { orderCardKeyboard, ordersListKeyboard, refundConfirmKeyboard } from "../menus/operator.js";
+import { formatOrderPrice, shortId } from "./card.js";
 import { escapeHtml } from "./html.js";
 import { formatNumber, formatRub, formatStars } from "./money.js";
 
@@ -39,8 +42,6 @@ const STATE_ICON: Record<OrderState, string> = {
   cancelled: "🚫",
 };
 
-const PREMIUM_MONTHS: Record<string, number> = { premium_3m: 3, premium_6m: 6, premium_12m: 12 };
-
 export function clip(value: string, max: number): string {
   return value.length > max ? `${value.slice(0, max - 1)}…` : value;
 }
@@ -57,7 +58,7 @@ export function formatUtcShort(ms: number): string {
 
 /** Short human reference of an order, as customers see it on their cards: `#` + 8 characters. */
 export function orderRef(orderId: string): string {
-  return `#${orderId.slice(0, 8)}`;
+  return `#${shortId(orderId)}`;
 }
 
 /** What was bought, one line of HTML: `⭐ Stars ×50`, `🎮 PUBG Mobile · 60 UC ×2`. */
@@ -67,7 +68,7 @@ export function productLabel(item: OrderItem, t: Translate, locale: Locale): str
     case "stars":
       return t("op-product-stars", { qty: formatNumber(item.quantity ?? 0, locale) });
     case "premium":
-      return t("op-product-premium", { months: PREMIUM_MONTHS[item.product] ?? 0 });
+      return t("op-product-premium", { months: premiumMonths(item.product) ?? 0 });
     case "gift":
       return t("op-product-gift", { emoji: escapeHtml(item.emoji ?? "🎁"), title: title(item.giftId) });
     case "steam":
@@ -96,12 +97,13 @@ export function customerShort(customer: Customer): string {
   return `id ${customer.userId}`;
 }
 
-/** What the customer pays: `83 ⭐ (125 ₽)` for Stars, `125 ₽` otherwise, `—` before a quote. */
-export function customerPrice(order: Order, locale: Locale): string {
-  const rub = order.priceKopecks !== undefined ? formatRub(order.priceKopecks, locale) : "—";
-  if (order.currency === "XTR" && order.amount !== undefined)
-    return `${formatStars(order.amount, locale)} (${rub})`;
-  return rub;
+/** Variables of a line about a second payment for an order (`op-card-extra-charge`, `op-alert-extra-charge`). */
+export function extraChargeVars(x: ExtraCharge, t: Translate, locale: Locale): Record<string, string> {
+  return {
+    amount: x.currency === "XTR" ? formatStars(x.amount, locale) : formatRub(x.amount, locale),
+    id: escapeHtml(x.telegramChargeId),
+    refund: t(`op-refund-${x.refund}`),
+  };
 }
 
 /** `✅ delivered`, with the stuck and refund flags when they apply. */
@@ -118,7 +120,7 @@ export function orderRow(order: Order, n: number, t: Translate, locale: Locale):
   const what = `${productLabel(order.item, t, locale)}${recipient ? ` → ${recipient}` : ""}`;
   return (
     `${n}. <code>${formatUtcShort(order.createdAt)}</code> · ${what}\n` +
-    `    👤 ${customerShort(order.customer)} · ${customerPrice(order, locale)} · ${stateLabel(order, t)}`
+    `    👤 ${customerShort(order.customer)} · ${formatOrderPrice(order, locale)} · ${stateLabel(order, t)}`
   );
 }
 
@@ -250,15 +252,8 @@ function cardText(order: Order, t: Translate, locale: Locale, withPayload: boole
   if (order.providerChargeId) {
     lines.push(t("op-card-charge-provider", { id: escapeHtml(order.providerChargeId) }));
   }
-  for (const x of order.extraCharges ?? []) {
-    lines.push(
-      t("op-card-extra-charge", {
-        amount: x.currency === "XTR" ? formatStars(x.amount, locale) : formatRub(x.amount, locale),
-        id: escapeHtml(x.telegramChargeId),
-        refund: t(`op-refund-${x.refund}`),
-      }),
-    );
-  }
+  for (const x of order.extraCharges ?? [])
+    lines.push(t("op-card-extra-charge", extraChargeVars(x, t, locale)));
   lines.push(t("op-card-refund", { refund: t(`op-refund-${order.refund}`) }));
   lines.push("");
 
@@ -324,76 +319,4 @@ export function rejectReasonLabel(kind: string, t: Translate): string {
     "bad_response",
   ] satisfies ResellerErrorKind[];
   return known.includes(kind) ? t(`op-reason-${kind}`) : escapeHtml(kind);
-}
-
-/** The deposit read, or what went wrong, as the operator should understand it. */
-export type BalanceResult =
-  | { ok: true; balanceRub: number; checkedAt: number }
-  | { ok: false; kind: ResellerErrorKind | "unknown"; checkedAt: number };
-
-/** What a reseller error means for the operator, in one line. */
-export function resellerProblem(kind: ResellerErrorKind | "unknown", t: Translate): string {
-  switch (kind) {
-    case "auth":
-      return t("op-reseller-auth");
-    case "network":
-    case "timeout":
-    case "server":
-    case "rate_limited":
-      return t("op-reseller-down");
-    default:
-      return t("op-reseller-unexpected");
-  }
-}
-
-export function renderBalance(
-  result: BalanceResult,
-  lowBalanceRub: number,
-  t: Translate,
-  locale: Locale,
-): OperatorView {
-  const lines = [t("op-balance-title")];
-  if (result.ok) {
-    lines.push(t("op-balance-amount", { balance: formatRub(Math.round(result.balanceRub * 100), locale) }));
-    if (result.balanceRub < lowBalanceRub) {
-      lines.push(t("op-balance-low", { threshold: formatRub(Math.round(lowBalanceRub * 100), locale) }));
-    }
-  } else {
-    lines.push(resellerProblem(result.kind, t));
-  }
-  lines.push(t("op-checked-at", { time: formatUtc(result.checkedAt) }));
-  return { text: lines.join("\n"), reply_markup: balanceKeyboard(t) };
-}
-
-function windowLines(title: string, w: WindowStats, t: Translate, locale: Locale): string[] {
-  return [
-    `<b>${title}</b>`,
-    t("op-stats-orders", {
-      orders: formatNumber(w.orders, locale),
-      paid: formatNumber(w.paid, locale),
-      delivered: formatNumber(w.delivered, locale),
-      failed: formatNumber(w.failed, locale),
-    }),
-    t("op-stats-money", {
-      revenue: formatRub(w.revenueKopecks, locale),
-      cost: formatRub(w.wholesaleKopecks, locale),
-      margin: formatRub(w.marginKopecks, locale),
-    }),
-  ];
-}
-
-export function renderStats(stats: OrderStats, now: number, t: Translate, locale: Locale): OperatorView {
-  const lines = [
-    t("op-stats-title"),
-    "",
-    ...windowLines(t("op-stats-today"), stats.today, t, locale),
-    "",
-    ...windowLines(t("op-stats-week"), stats.week, t, locale),
-    "",
-    ...windowLines(t("op-stats-month"), stats.month, t, locale),
-    "",
-    t("op-stats-note"),
-    t("op-checked-at", { time: formatUtc(now) }),
-  ];
-  return { text: lines.join("\n"), reply_markup: statsKeyboard(t) };
 }

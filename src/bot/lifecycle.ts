@@ -1,0 +1,103 @@
+import { run } from "@grammyjs/runner";
+import type { Api, Bot, Middleware } from "grammy";
+import type { Update } from "grammy/types";
+import type { Config } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { OrdersApi } from "../orders/types.js";
+import { registerCommands } from "./commands.js";
+import type { BotContext } from "./context.js";
+import { recordPayments } from "./features/payments.js";
+import { createI18n } from "./i18n.js";
+
+/** Updates the bot asks Telegram for. */
+export const ALLOWED_UPDATES = ["message", "callback_query", "pre_checkout_query"] as const;
+
+/** Updates being handled per bot, awaited (bounded) on stop. */
+const inFlight = new WeakMap<object, Set<Promise<unknown>>>();
+/** How long stopping waits for updates in progress. */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * Middleware that keeps every update in progress on `bot`, so stopping waits for them (the
+ * runner's stop does not). Installed first by createBot.
+ */
+export function trackUpdates(bot: object): Middleware<BotContext> {
+  const active = new Set<Promise<void>>();
+  inFlight.set(bot, active);
+  return async (_ctx, next) => {
+    const p = next();
+    active.add(p);
+    try {
+      await p;
+    } finally {
+      active.delete(p);
+    }
+  };
+}
+
+async function drain(bot: object): Promise<void> {
+  const pending = [...(inFlight.get(bot) ?? [])];
+  if (pending.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(pending),
+    new Promise((r) => {
+      timer = setTimeout(r, STOP_GRACE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+/**
+ * Records the payments of every batch getUpdates returns as soon as it arrives, before it can be
+ * confirmed (the webhook's counterpart is in src/http/telegram-webhook.ts).
+ */
+export function recordPolledPayments(api: Api, orders: OrdersApi): void {
+  api.config.use(async (prev, method, payload, signal) => {
+    const res = await prev(method, payload, signal);
+    if (method === "getUpdates" && res.ok) {
+      await recordPayments(orders, res.result as Update[]);
+    }
+    return res;
+  });
+}
+
+/**
+ * Starts receiving updates: long polling through @grammyjs/runner, or (BOT_MODE=webhook)
+ * registers the webhook; updates then arrive through the HTTP listener (src/http/telegram-webhook.ts).
+ * Also registers the command lists.
+ */
+export async function startBot(
+  bot: Bot<BotContext>,
+  deps: { config: Config; logger: Logger },
+): Promise<{ stop(): Promise<void> }> {
+  const { config, logger } = deps;
+  await bot.init();
+  try {
+    await registerCommands(bot.api, createI18n(config), config, logger);
+  } catch (err) {
+    logger.warn({ err }, "could not register commands");
+  }
+  if (config.botMode === "webhook") {
+    await bot.api.setWebhook(config.botWebhookUrl ?? "", {
+      secret_token: config.botWebhookSecret,
+      allowed_updates: [...ALLOWED_UPDATES],
+    });
+    logger.info({ username: bot.botInfo.username }, "bot receiving updates by webhook");
+    return {
+      stop: () => drain(bot),
+    };
+  }
+  await bot.api.deleteWebhook();
+  const handle = run(bot, {
+    runner: { fetch: { allowed_updates: [...ALLOWED_UPDATES] } },
+  });
+  logger.info({ username: bot.botInfo.username }, "bot polling for updates");
+  return {
+    async stop() {
+      if (handle.isRunning()) await handle.stop();
+      await handle.task();
+      await drain(bot);
+    },
+  };
+}

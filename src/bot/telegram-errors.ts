@@ -1,0 +1,36 @@
+import { GrammyError } from "grammy";
+
+/**
+ * What the Bot API's refusals mean for us. Telegram says it in the error's description
+ * ("Bad Request: message is not modified: …"); these read it in one place.
+ */
+
+const NOT_MODIFIED = /message is not modified/i;
+const CANNOT_EDIT = /message to edit not found|message can't be edited|message_id_invalid/i;
+const UNREACHABLE = /chat not found|bot was blocked|user is deactivated|bot can't initiate|forbidden/i;
+const ALREADY_REFUNDED = /CHARGE_ALREADY_REFUNDED/i;
+
+/** Telegram's description of a failed call, else the error's message. */
+export function describeError(err: unknown): string {
+  return err instanceof GrammyError ? err.description : err instanceof Error ? err.message : String(err);
+}
+
+/** An edit that would leave the message as it is: the goal is already reached. */
+export function isNotModified(err: unknown): boolean {
+  return NOT_MODIFIED.test(describeError(err));
+}
+
+/** The message cannot be edited (gone, too old, not ours): send a new one instead. */
+export function isCannotEdit(err: unknown): boolean {
+  return CANNOT_EDIT.test(describeError(err));
+}
+
+/** The chat cannot be written to (never opened, blocked, deleted account). */
+export function isUnreachable(err: unknown): boolean {
+  return UNREACHABLE.test(describeError(err));
+}
+
+/** A Stars refund that was already made (what a repeat after a crash looks like). */
+export function isAlreadyRefunded(err: unknown): boolean {
+  return ALREADY_REFUNDED.test(describeError(err));
+}
