@@ -12,12 +12,7 @@ const app = await startApp(process.env, {
   engine: { leaseMs: 8_000 }, // LEASE_MS in drill/lib.ts
   ...(lifted
     ? {
-        outgoingLimits: {
-          globalPerSecond: 100_000,
-          globalBurst: 100_000,
-          chatPerSecond: 10_000,
-          chatBurst: 10_000,
-        },
+        outgoingPace: { globalPerSecond: 100_000, chatPerSecond: 10_000 },
       }
     : {}),
 });

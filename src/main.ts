@@ -6,7 +6,7 @@ import { recordPayments } from "./bot/features/payments.js";
 import { createBot } from "./bot/index.js";
 import { startBot } from "./bot/lifecycle.js";
 import { createNotifier } from "./bot/notifier.js";
-import type { OutgoingLimits } from "./bot/outgoing-limiter.js";
+import { heldFetch, TelegramHolds } from "./bot/telegram-holds.js";
 import { createCatalogService } from "./catalog/service.js";
 import { type Config, ConfigError, createConfig, secretsOf } from "./config.js";
 import { resellerWebhookHandler } from "./http/reseller-webhook.js";
@@ -15,6 +15,7 @@ import { telegramWebhookHandler } from "./http/telegram-webhook.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { createOrdersEngine, type OrdersEngine } from "./orders/engine.js";
+import type { OutgoingPace } from "./outgoing/queue.js";
 import { createResellerClient } from "./reseller/client.js";
 
 export interface App {
@@ -30,8 +31,8 @@ export interface App {
 export interface AppOptions {
   /** Where log lines go (tests capture them); stdout by default. */
   logDestination?: import("pino").DestinationStream;
-  /** Outgoing Telegram limits (benchmarks lift them to measure the bot's own cost). */
-  outgoingLimits?: Partial<OutgoingLimits>;
+  /** Pace of the outgoing queue (benchmarks lift it to measure the bot's own cost). */
+  outgoingPace?: Partial<OutgoingPace>;
   /** Engine tuning for tests and drills. */
   engine?: { leaseMs?: number; idleDelayMs?: number; concurrency?: number };
 }
@@ -61,8 +62,10 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   });
   const catalog = createCatalogService({ client: reseller, ttlSeconds: config.catalogTtlSeconds, logger });
 
-  const notifierApi = new Api(config.botToken, { apiRoot: config.telegramApiRoot });
-  configureApi(notifierApi, { redis, config, logger, metrics, limits: opts.outgoingLimits });
+  const holds = new TelegramHolds(redis, config.redisPrefix, logger);
+  holds.start();
+  const notifierApi = new Api(config.botToken, { apiRoot: config.telegramApiRoot, fetch: heldFetch(holds) });
+  configureApi(notifierApi, { metrics });
   const notifier = createNotifier({ api: notifierApi, config, logger, redis });
 
   orders = createOrdersEngine({
@@ -73,6 +76,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
     logger,
     config,
     ...opts.engine,
+    pace: opts.outgoingPace,
     hooks: {
       onTransition: (order) =>
         metrics.orderTransitions.inc({ state: order.state, product: order.item.product }),
@@ -83,7 +87,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
 
   const bot = createBot(
     { config, logger, redis, orders: ordersService, reseller, catalog, metrics },
-    { limits: opts.outgoingLimits },
+    { holds },
   );
   const http = await startHttpServer({
     host: config.httpHost,
@@ -129,6 +133,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
           reseller.close().catch(() => {}),
           new Promise<void>((resolve) => setTimeout(resolve, 500).unref()),
         ]);
+        await holds.stop();
         await redis.quit().catch(() => redis.disconnect());
         logger.info("stopped");
       })();

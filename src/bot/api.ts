@@ -1,15 +1,6 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import type { Api, Transformer } from "grammy";
-import type { Redis } from "ioredis";
-import type { Config } from "../config.js";
-import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
-import {
-  createOutgoingLimiter,
-  isLimitedFetch,
-  type OutgoingLimits,
-  outgoingLimiterTransformer,
-} from "./outgoing-limiter.js";
 
 const AUTO_RETRY = { maxRetryAttempts: 5, maxDelaySeconds: 120 };
 
@@ -19,23 +10,12 @@ export function retries(): Transformer {
 }
 
 /**
- * Installs @grammyjs/auto-retry (429 `retry_after`, 5xx, network errors) and the Redis-backed
- * outgoing limiter on an Api. Used for `bot.api` and the notifier's Api. An Api whose client
- * already limits at the HTTP level (the bot's own, see `limitedFetch`) only gets auto-retry.
+ * Installs the 429 counter (when there are metrics) and @grammyjs/auto-retry on an Api: the
+ * bot's own and the one the orders engine's messages go out through. Neither waits for a
+ * budget: replies go at once, and the engine's messages are paced by the outgoing queue; a 429's
+ * `retry_after` is honoured by auto-retry and shared through the client's fetch (telegram-holds.ts).
  */
-export function configureApi(
-  api: Api,
-  deps: { redis: Redis; config: Config; logger: Logger; metrics?: Metrics; limits?: Partial<OutgoingLimits> },
-): void {
-  if (!isLimitedFetch(api.options?.fetch)) {
-    const limiter = createOutgoingLimiter({
-      redis: deps.redis,
-      prefix: deps.config.redisPrefix,
-      logger: deps.logger,
-      limits: deps.limits,
-    });
-    api.config.use(outgoingLimiterTransformer(limiter));
-  }
+export function configureApi(api: Api, deps: { metrics?: Metrics } = {}): void {
   const metrics = deps.metrics;
   if (metrics) {
     api.config.use(async (prev, method, payload, signal) => {
@@ -44,6 +24,5 @@ export function configureApi(
       return res;
     });
   }
-  // Installed last, so it is outermost: every retry waits for the limiter again.
   api.config.use(retries());
 }

@@ -27,8 +27,8 @@ import { unhandledFeature } from "./features/unhandled.js";
 import { createI18n, supportedLocale, translator } from "./i18n.js";
 import { recordPolledPayments, trackUpdates } from "./lifecycle.js";
 import { createLanguageMenu } from "./menus/language.js";
-import { createOutgoingLimiter, limitedFetch, type OutgoingLimits } from "./outgoing-limiter.js";
 import { conversationKey, sessionKey } from "./redis-keys.js";
+import { heldFetch, TelegramHolds } from "./telegram-holds.js";
 
 /** Incoming updates one user may send per window before the rest are dropped. */
 export const INCOMING_LIMIT = { updates: 12, windowMs: 4_000 };
@@ -49,7 +49,8 @@ function sequentialKey(ctx: Context): string | undefined {
 export interface CreateBotOptions {
   /** Skip getMe (tests that call `bot.handleUpdate` directly). */
   botInfo?: UserFromGetMe;
-  limits?: Partial<OutgoingLimits>;
+  /** Telegram's 429 holds, shared with the application's other Api (one made here otherwise). */
+  holds?: TelegramHolds;
   /** Incoming updates per user per window (default {@link INCOMING_LIMIT}). */
   incoming?: { updates: number; windowMs: number };
 }
@@ -57,12 +58,12 @@ export interface CreateBotOptions {
 /** Builds the bot with every middleware installed; it is not started (see `startBot` in lifecycle.ts). */
 export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotContext> {
   const { config, logger, redis } = deps;
-  const limiter = createOutgoingLimiter({ redis, prefix: config.redisPrefix, logger, limits: opts.limits });
+  const holds = opts.holds ?? new TelegramHolds(redis, config.redisPrefix, logger);
   const bot = new Bot<BotContext>(config.botToken, {
     botInfo: opts.botInfo,
-    client: { apiRoot: config.telegramApiRoot, fetch: limitedFetch(limiter) },
+    client: { apiRoot: config.telegramApiRoot, fetch: heldFetch(holds) },
   });
-  configureApi(bot.api, { redis, config, logger, metrics: deps.metrics, limits: opts.limits });
+  configureApi(bot.api, { metrics: deps.metrics });
   // Payments are recorded as soon as a batch of updates arrives, before it can be confirmed.
   recordPolledPayments(bot.api, deps.orders);
 

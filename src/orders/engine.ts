@@ -63,7 +63,7 @@ export interface OrdersEngine extends OrdersApi {
 export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   const now = opts.now ?? Date.now;
   const outgoing = new OutgoingQueue(opts.redis, opts.prefix, { pace: opts.pace, now });
-  const store = new OrderStore(opts.redis, opts.prefix, { now, outgoing });
+  const store = new OrderStore(opts.redis, opts.prefix, { now, outgoing, onEffects: () => ctx.kick() });
   const balanceEveryMs = opts.balanceCheckIntervalMs ?? 10 * 60_000;
   const log = opts.logger.child({ component: "orders" });
   const pollMs = pollMsOf(opts.config);
@@ -90,6 +90,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     log,
     leaseMs: opts.messageLeaseMs ?? opts.leaseMs,
     deliver: (member) => deliverMessage(ctx, member),
+    onOutcome: (member, outcome) => ctx.hooks.onJob?.(jobTypeOf(member), outcome),
   });
 
   const worker: JobWorker = new JobWorker({

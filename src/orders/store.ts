@@ -47,16 +47,21 @@ export class OrderStore {
   private readonly scripts: ReturnType<typeof defineScripts<(typeof SCRIPTS)[number]>>;
   private readonly now: () => number;
   private readonly outgoing: OutgoingQueue | undefined;
+  private readonly onEffects: (() => void) | undefined;
 
-  /** `outgoing` is the queue that messages of a write go to (required for writes that carry any). */
+  /**
+   * `outgoing` is the queue that messages of a write go to (required for writes that carry any);
+   * `onEffects` is called after every write that scheduled a job or queued a message.
+   */
   constructor(
     private readonly redis: Redis,
     prefix: string,
-    opts: { now?: () => number; outgoing?: OutgoingQueue } = {},
+    opts: { now?: () => number; outgoing?: OutgoingQueue; onEffects?: () => void } = {},
   ) {
     this.keys = orderKeys(prefix);
     this.now = opts.now ?? Date.now;
     this.outgoing = opts.outgoing;
+    this.onEffects = opts.onEffects;
     this.scripts = defineScripts(redis, "orders", new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
@@ -136,6 +141,7 @@ export class OrderStore {
       ops.length / 4,
       ...ops,
     );
+    if (res === 1 && effects.length > 0) this.onEffects?.();
     return res === 1;
   }
 

@@ -16,6 +16,8 @@ export interface DispatcherOptions {
    * throwing offers it again later.
    */
   deliver(member: string): Promise<void>;
+  /** Called when a message was sent (`done`) or offered again after a failure (`error`). */
+  onOutcome?(member: string, outcome: "done" | "error"): void;
   /** How long a taken message may stay unacknowledged before another process offers it again. */
   leaseMs?: number;
   /** How far ahead send slots are reserved. */
@@ -135,11 +137,13 @@ export class OutgoingDispatcher {
         await this.opts.deliver(member);
       } catch (err) {
         log.error({ err, message: member }, "outgoing message not sent; offered again");
+        this.opts.onOutcome?.(member, "error");
         await queue.release(member).catch(() => {});
         return;
       } finally {
         clearInterval(renewal);
       }
+      this.opts.onOutcome?.(member, "done");
       await queue.ack(member).catch((err) => log.warn({ err, message: member }, "outgoing ack failed"));
     })();
     this.inFlight.add(p);

@@ -42,7 +42,13 @@ export function decodeMessage(member: string): OutgoingMessage | null {
   return null;
 }
 
-/** The queue score: priority first, then the time it was queued. */
+let sequence = 0;
+
+/**
+ * The queue score: priority first, then the time it was queued (ms), then, within one
+ * millisecond, the order this process queued them in (a fraction fine enough for a double).
+ */
 export function queueScore(m: OutgoingMessage, now: number): number {
-  return PRIORITY[m.kind] * 1e13 + now;
+  sequence = (sequence + 1) % 64;
+  return PRIORITY[m.kind] * 1e13 + now + sequence / 64;
 }

@@ -30,7 +30,7 @@ beforeAll(async () => {
   });
   const logger = createLogger({ level: "silent" });
   const api = new Api(config.botToken, { apiRoot: config.telegramApiRoot });
-  configureApi(api, { redis, config, logger, limits: { chatPerSecond: 1000, chatBurst: 1000 } });
+  configureApi(api);
   notifier = createNotifier({ api, config, logger, redis });
 });
 afterAll(async () => {

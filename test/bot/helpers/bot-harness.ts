@@ -52,7 +52,6 @@ export async function startBotHarness(
       {
         botInfo: BOT_INFO,
         incoming,
-        limits: { chatPerSecond: 1000, chatBurst: 1000, globalPerSecond: 1000, globalBurst: 1000 },
       },
     );
   let bot = make();

@@ -1,0 +1,135 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+import { OutgoingDispatcher } from "../../src/outgoing/dispatcher.js";
+import { encodeMessage, type OutgoingMessage } from "../../src/outgoing/messages.js";
+import { OutgoingQueue } from "../../src/outgoing/queue.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
+
+const logger = createLogger({ level: "silent" });
+let redis: Redis;
+beforeAll(() => {
+  redis = testRedis();
+});
+afterAll(async () => {
+  await redis.quit();
+});
+
+const final = (chatId: number, orderId = `o${chatId}`): OutgoingMessage => ({
+  kind: "final",
+  chatId,
+  orderId,
+});
+const card = (chatId: number, orderId = `o${chatId}`): OutgoingMessage => ({ kind: "card", chatId, orderId });
+const take = (q: OutgoingQueue) => q.take({ leaseMs: 30_000, horizonMs: 60_000, housekeeping: false });
+
+async function commandsProcessed(): Promise<number> {
+  return Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
+}
+
+/** Runs a dispatcher over `queue` until `count` messages were delivered; returns them in order. */
+async function drain(queue: OutgoingQueue, count: number, deliver?: (m: string) => Promise<void>) {
+  const sent: string[] = [];
+  let done: () => void = () => {};
+  const all = new Promise<void>((r) => {
+    done = r;
+  });
+  const dispatcher = new OutgoingDispatcher({
+    queue,
+    log: logger,
+    idleMs: 50,
+    async deliver(member) {
+      await deliver?.(member);
+      sent.push(member);
+      if (sent.length >= count) done();
+    },
+  });
+  dispatcher.start();
+  await all;
+  await dispatcher.stop(1000);
+  return sent;
+}
+
+describe("the outgoing queue", () => {
+  it("sends final messages before card updates that were queued earlier", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
+    });
+    for (let chat = 1; chat <= 5; chat++) await q.enqueue(card(chat));
+    for (let chat = 6; chat <= 10; chat++) await q.enqueue(final(chat));
+    const sent = await drain(q, 10);
+    expect(sent.slice(0, 5).every((m) => m.startsWith("final:"))).toBe(true);
+    expect(sent.slice(5).every((m) => m.startsWith("card:"))).toBe(true);
+    // First come, first served within a priority.
+    expect(sent.slice(0, 5)).toEqual([6, 7, 8, 9, 10].map((c) => encodeMessage(final(c))));
+  });
+
+  it("keeps one entry for a card updated again before its turn, so only its latest state is sent", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
+    });
+    let state = "paid";
+    await q.enqueue(card(1));
+    state = "pending";
+    await q.enqueue(card(1));
+    state = "delivered";
+    await q.enqueue(card(1));
+    const shown: string[] = [];
+    await drain(q, 1, async () => {
+      shown.push(state);
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(shown).toEqual(["delivered"]);
+    expect(await q.depth()).toBe(0);
+  });
+
+  it("reserves send slots a pace apart: overall, and a second apart within one chat", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 10, chatPerSecond: 1 },
+    });
+    await q.enqueue(final(1));
+    await q.enqueue(card(1));
+    await q.enqueue(final(2));
+    const a = await take(q);
+    const b = await take(q);
+    const c = await take(q);
+    if (!a.taken || !b.taken) throw new Error("both finals should be taken");
+    expect([a.member, b.member]).toEqual([encodeMessage(final(1)), encodeMessage(final(2))]);
+    // final(2) gets the next overall slot, 100 ms on.
+    expect(b.waitMs - a.waitMs).toBeGreaterThanOrEqual(90);
+    // card(1) must wait for its chat's second: nothing is taken, and the wait says how long.
+    expect(c.taken).toBe(false);
+    expect(c.waitMs).toBeGreaterThanOrEqual(700);
+  });
+
+  it("costs the same few Redis commands per message whether 10 or 300 are waiting", async () => {
+    const perMessage = async (n: number) => {
+      const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+        pace: { globalPerSecond: 100_000, chatPerSecond: 100_000 },
+      });
+      for (let chat = 1; chat <= n; chat++) await q.enqueue(final(chat));
+      const before = await commandsProcessed();
+      await drain(q, n);
+      const after = await commandsProcessed();
+      return (after - before) / n;
+    };
+    const small = await perMessage(10);
+    const large = await perMessage(300);
+    // A take (one script of a few commands) and an acknowledgement; no polling while waiting.
+    expect(large).toBeLessThan(15);
+    expect(large).toBeLessThanOrEqual(small + 1);
+  });
+
+  it("offers again a message whose sender died before acknowledging it", async () => {
+    const prefix = uniquePrefix("out");
+    const first = new OutgoingQueue(redis, prefix, { pace: { globalPerSecond: 1000, chatPerSecond: 1000 } });
+    await first.enqueue(final(1));
+    const taken = await first.take({ leaseMs: 200, horizonMs: 1000, housekeeping: false });
+    expect(taken.taken).toBe(true);
+    // The process that took it is gone; a new one (nothing shared but Redis) finds it after the lease.
+    const second = new OutgoingQueue(redis, prefix, { pace: { globalPerSecond: 1000, chatPerSecond: 1000 } });
+    expect((await second.take({ leaseMs: 200, horizonMs: 1000, housekeeping: true })).taken).toBe(false);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await drain(second, 1)).toEqual([encodeMessage(final(1))]);
+  });
+});
