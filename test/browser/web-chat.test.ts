@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { Bot, InlineKeyboard } from "grammy";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTelegramEmulator, type TelegramEmulator } from "../../src/sandbox/telegram/index.js";
+import { startTelegramEmulator, type TelegramEmulator } from "../../sandbox/telegram/index.js";
 import { startPolling, TOKEN } from "../sandbox/telegram/harness.js";
 
 const CHROMIUM = "/usr/bin/chromium";

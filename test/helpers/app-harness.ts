@@ -1,16 +1,16 @@
 import { Writable } from "node:stream";
-import { type App, startApp } from "../../src/main.js";
 import {
   type ResellerSandbox,
   type SandboxOptions,
   startResellerSandbox,
-} from "../../src/sandbox/reseller/server.js";
+} from "../../sandbox/reseller/server.js";
 import {
   type ChatMessage,
   type ChatUser,
   startTelegramEmulator,
   type TelegramEmulator,
-} from "../../src/sandbox/telegram/index.js";
+} from "../../sandbox/telegram/index.js";
+import { type App, startApp } from "../../src/main.js";
 import { freePort } from "./private-redis.js";
 import { testRedisUrl, uniquePrefix } from "./redis.js";
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
+import { type ResellerSandbox, startResellerSandbox } from "../../sandbox/reseller/server.js";
 import type { Config } from "../../src/config.js";
 import { resellerWebhookHandler, type WebhookOutcome } from "../../src/http/reseller-webhook.js";
 import { type HttpServer, startHttpServer } from "../../src/http/server.js";
@@ -9,7 +10,6 @@ import { createOrdersService, type EngineConfig, type OrdersService } from "../.
 import type { Customer, OrderItem } from "../../src/orders/types.js";
 import { createResellerClient } from "../../src/reseller/client.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
-import { type ResellerSandbox, startResellerSandbox } from "../../src/sandbox/reseller/server.js";
 import { RecordingNotifier } from "./recording-notifier.js";
 import { testRedis, uniquePrefix } from "./redis.js";
 

@@ -32,7 +32,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { RESELLER_PRODUCTS } from "../../reseller/types.js";
+import { RESELLER_PRODUCTS } from "../../src/reseller/types.js";
 import {
   findPackage,
   GAMES,
