@@ -7,7 +7,7 @@ import { resellerWebhookHandler, type WebhookOutcome } from "../../src/http/rese
 import { type HttpServer, startHttpServer } from "../../src/http/server.js";
 import { createLogger, type Logger } from "../../src/logger.js";
 import { createOrdersService, type EngineConfig, type OrdersService } from "../../src/orders/service.js";
-import type { Customer, OrderItem } from "../../src/orders/types.js";
+import type { Customer, Notifier, Order, OrderItem } from "../../src/orders/types.js";
 import { createResellerClient } from "../../src/reseller/client.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
 import { RecordingNotifier } from "./recording-notifier.js";
@@ -32,9 +32,23 @@ export interface EngineHarness {
   engine: OrdersService;
   /** Starts another engine instance on the same Redis (another process, or a restart after a crash). */
   addEngine(overrides?: Partial<EngineConfig>): OrdersService;
+  /**
+   * Builds an engine on this harness's prefix, configuration and logger without starting or tracking
+   * it; any of its connections may be swapped (a Redis connection or a client that fails on cue).
+   */
+  buildEngine(opts?: EngineParts): OrdersService;
   /** Stops an engine without any cleanup, as a killed process would. */
   crash(engine: OrdersService): void;
   close(): Promise<void>;
+}
+
+/** What `buildEngine` may take instead of the harness's own. */
+export interface EngineParts {
+  redis?: Redis;
+  reseller?: ResellerClient;
+  notifier?: Notifier;
+  config?: Partial<EngineConfig>;
+  leaseMs?: number;
 }
 
 export interface HarnessOptions {
@@ -99,17 +113,19 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
     ...opts.config,
   };
   const crashed = new Set<OrdersService>();
-  const addEngine = (overrides: Partial<EngineConfig> = {}) => {
-    const engine = createOrdersService({
-      redis,
+  const buildEngine = (parts: EngineParts = {}) =>
+    createOrdersService({
+      redis: parts.redis ?? redis,
       prefix,
-      reseller: client,
-      notifier,
+      reseller: parts.reseller ?? client,
+      notifier: parts.notifier ?? notifier,
       logger,
-      config: { ...engineConfig, ...overrides },
-      leaseMs: opts.leaseMs ?? 2000,
+      config: { ...engineConfig, ...parts.config },
+      leaseMs: parts.leaseMs ?? opts.leaseMs ?? 2000,
       idleDelayMs: 20,
     });
+  const addEngine = (overrides: Partial<EngineConfig> = {}) => {
+    const engine = buildEngine({ config: overrides });
     engines.push(engine);
     engine.start();
     return engine;
@@ -130,6 +146,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
       return engines[0]!;
     },
     addEngine,
+    buildEngine,
     crash(engine) {
       // Its loop stops at once; whatever it had claimed stays leased, as after kill -9.
       crashed.add(engine);
@@ -172,4 +189,24 @@ export function sampleItems(): Record<string, OrderItem> {
       fields: { player_id: "5123456789" },
     },
   };
+}
+
+/**
+ * Quotes the sample Stars item for a new customer on `engine` and pays it at once in XTR with
+ * `chargeId`, through `payWith` (another engine on the same Redis) when given. Resolves to the quote.
+ */
+export async function quotePaidStars(
+  engine: OrdersService,
+  chargeId: string,
+  payWith: OrdersService = engine,
+): Promise<Order> {
+  const customer = newCustomer();
+  const order = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+  await payWith.markPaid(order.id, {
+    userId: customer.userId,
+    currency: "XTR",
+    totalAmount: order.amount!,
+    telegramChargeId: chargeId,
+  });
+  return order;
 }
