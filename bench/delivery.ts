@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { signWebhook } from "../src/sandbox/reseller/server.js";
+import { signWebhook } from "../sandbox/reseller/server.js";
 import { fmt, mapLimit, percentile, sleep, until } from "./lib.js";
 import { BOT_TOKEN, nextUserId, type Stack, startStack, WEBHOOK_SECRET } from "./stack.js";
 

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
+import { startResellerSandbox } from "../sandbox/reseller/server.js";
 import { resellerWebhookHandler } from "../src/http/reseller-webhook.js";
 import { startHttpServer } from "../src/http/server.js";
 import { createLogger } from "../src/logger.js";
 import { createOrdersEngine } from "../src/orders/engine.js";
 import type { Notifier, Order } from "../src/orders/types.js";
 import { createResellerClient } from "../src/reseller/client.js";
-import { startResellerSandbox } from "../src/sandbox/reseller/server.js";
 import { startPrivateRedis } from "../test/helpers/private-redis.js";
 import { commandStats, diffStats, sum, until } from "./lib.js";
 

@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
+import { type ResellerSandbox, startResellerSandbox } from "../sandbox/reseller/server.js";
+import { startTelegramEmulator, type TelegramEmulator } from "../sandbox/telegram/index.js";
+import type { RateLimits } from "../sandbox/telegram/types.js";
 import { createLogger } from "../src/logger.js";
 import { createOrdersEngine, type OrdersEngine } from "../src/orders/engine.js";
 import type { Notifier } from "../src/orders/types.js";
 import { createResellerClient } from "../src/reseller/client.js";
-import { type ResellerSandbox, startResellerSandbox } from "../src/sandbox/reseller/server.js";
-import { startTelegramEmulator, type TelegramEmulator } from "../src/sandbox/telegram/index.js";
-import type { RateLimits } from "../src/sandbox/telegram/types.js";
 import { freePort, type PrivateRedis, startPrivateRedis } from "../test/helpers/private-redis.js";
 import { sleep, until } from "./lib.js";
 

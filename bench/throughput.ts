@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import type { ChatUser } from "../src/sandbox/telegram/index.js";
+import type { ChatUser } from "../sandbox/telegram/index.js";
 import { commandStats, diffStats, mapLimit, percentile, sleep, sum, until } from "./lib.js";
 import { BOT_TOKEN, nextUserId, startStack } from "./stack.js";
 
@@ -109,7 +109,7 @@ export async function bareThroughput(
   customers: number,
   updatesPerCustomer = UPDATES_PER_ORDER,
 ): Promise<ThroughputResult> {
-  const { startTelegramEmulator } = await import("../src/sandbox/telegram/index.js");
+  const { startTelegramEmulator } = await import("../sandbox/telegram/index.js");
   const emulator = await startTelegramEmulator({ token: BOT_TOKEN });
   const child = spawn(process.execPath, ["--import", "tsx", "bench/bare-bot.ts"], {
     env: { PATH: process.env.PATH ?? "", BOT_TOKEN, TELEGRAM_API_ROOT: emulator.apiRoot },

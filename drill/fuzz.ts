@@ -11,9 +11,9 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { mapLimit, sleep } from "../bench/lib.js";
+import type { EmulatorCore, StoredMessage } from "../sandbox/telegram/core.js";
+import type { ChatUser } from "../sandbox/telegram/index.js";
 import { INCOMING_LIMIT } from "../src/bot/index.js";
-import type { EmulatorCore, StoredMessage } from "../src/sandbox/telegram/core.js";
-import type { ChatUser } from "../src/sandbox/telegram/index.js";
 import {
   emulatorCore,
   type LogSink,

@@ -16,8 +16,8 @@ import {
   startStack,
   WEBHOOK_SECRET,
 } from "../bench/stack.js";
-import type { EmulatorCore } from "../src/sandbox/telegram/core.js";
-import type { ChatMessage, ChatUser, TelegramEmulator } from "../src/sandbox/telegram/index.js";
+import type { EmulatorCore } from "../sandbox/telegram/core.js";
+import type { ChatMessage, ChatUser, TelegramEmulator } from "../sandbox/telegram/index.js";
 
 /** One line of the drill table: a check, whether it held, and the figure behind the verdict. */
 export interface Row {

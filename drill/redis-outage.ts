@@ -4,7 +4,7 @@
  * without a restart, and orders paid before the outage must all complete.
  */
 import { mapLimit, sleep } from "../bench/lib.js";
-import type { ChatUser } from "../src/sandbox/telegram/index.js";
+import type { ChatUser } from "../sandbox/telegram/index.js";
 import {
   buyStarsPatiently,
   finalMessages,

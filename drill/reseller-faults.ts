@@ -5,8 +5,8 @@
  * charged twice.
  */
 import { mapLimit, sleep } from "../bench/lib.js";
-import type { FaultMode } from "../src/sandbox/reseller/server.js";
-import type { ChatUser } from "../src/sandbox/telegram/index.js";
+import type { FaultMode } from "../sandbox/reseller/server.js";
+import type { ChatUser } from "../sandbox/telegram/index.js";
 import {
   FIFTY,
   finalMessages,

@@ -7,8 +7,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { mapLimit, sleep } from "../bench/lib.js";
 import { WEBHOOK_SECRET } from "../bench/stack.js";
-import { signWebhook } from "../src/sandbox/reseller/server.js";
-import type { ChatUser } from "../src/sandbox/telegram/index.js";
+import { signWebhook } from "../sandbox/reseller/server.js";
+import type { ChatUser } from "../sandbox/telegram/index.js";
 import {
   buyStarsPatiently,
   emulatorCore,

@@ -6,30 +6,27 @@ import { formatNumber, formatRub, formatStars } from "../../src/bot/format/money
 import { renderOrdersPage } from "../../src/bot/format/orders-list.js";
 import { createI18n, translator } from "../../src/bot/i18n.js";
 import type { Order, OrderState } from "../../src/orders/types.js";
+import { order as baseOrder } from "../helpers/orders.js";
 
 const i18n = createI18n({ defaultLocale: "ru" });
 const en = { t: translator(i18n, "en"), locale: "en" as const, supportContact: "@help_desk" };
 const ru = { t: translator(i18n, "ru"), locale: "ru" as const };
 const nbsp = (s: string) => s.replace(/[\u00a0\u202f]/g, " ");
 
-function order(over: Partial<Order> = {}): Order {
-  return {
-    id: "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9",
+/** The order these cards show unless a test says otherwise: 250 Stars, just quoted. */
+const order = (over: Partial<Order> = {}): Order =>
+  baseOrder({
     state: "quoted",
     item: { kind: "stars", product: "stars", quantity: 250, recipient: "alice_buyer" },
     customer: { userId: 1, chatId: 1, locale: "en" },
     priceKopecks: 123_400,
-    currency: "XTR",
     amount: 823,
-    refund: "none",
-    stuck: false,
     createdAt: 1_000,
     updatedAt: 1_000,
     expiresAt: 1_000 + 900_000,
     times: { quoted: 1_000 },
     ...over,
-  };
-}
+  });
 
 describe("money", () => {
   it("formats roubles the way each locale writes them", () => {

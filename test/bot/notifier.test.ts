@@ -5,7 +5,8 @@ import { configureApi } from "../../src/bot/api.js";
 import { createNotifier } from "../../src/bot/notifier.js";
 import { createConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
-import type { Notifier, Order } from "../../src/orders/types.js";
+import type { Notifier } from "../../src/orders/types.js";
+import { order } from "../helpers/orders.js";
 import { testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 import { TelegramRecorder } from "./helpers/telegram-recorder.js";
 
@@ -38,24 +39,6 @@ afterAll(async () => {
   await redis.quit();
 });
 beforeEach(() => tg.reset());
-
-function order(over: Partial<Order> = {}): Order {
-  return {
-    id: "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9",
-    state: "pending",
-    item: { kind: "stars", product: "stars", quantity: 100, recipient: "alice_buyer" },
-    customer: { userId: 5001, chatId: 5001, locale: "en" },
-    priceKopecks: 11_000,
-    currency: "XTR",
-    amount: 74,
-    refund: "none",
-    stuck: false,
-    createdAt: 1,
-    updatedAt: 1,
-    times: {},
-    ...over,
-  };
-}
 
 describe("the notifier", () => {
   it("edits the card in place and removes its buttons", async () => {

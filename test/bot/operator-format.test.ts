@@ -11,14 +11,16 @@ import { renderBalance, renderStats } from "../../src/bot/format/operator-stats.
 import { OPERATOR_CALLBACK } from "../../src/bot/menus/operator.js";
 import type { OrderStats } from "../../src/orders/stats.js";
 import type { AlertKind, Order } from "../../src/orders/types.js";
+import { order as baseOrder } from "../helpers/orders.js";
 import { allData, buttonsOf, translatorFor } from "./operator-harness.js";
 
 const en = translatorFor("en");
 const ru = translatorFor("ru");
 const T0 = Date.UTC(2025, 10, 22, 3, 14, 5);
 
-function order(over: Partial<Order> = {}): Order {
-  return {
+/** The order operators look at unless a test says otherwise: 50 Stars delivered, every step timed. */
+const order = (over: Partial<Order> = {}): Order =>
+  baseOrder({
     id: "1a2b3c4d-0000-4000-8000-000000000001",
     state: "delivered",
     item: { kind: "stars", product: "stars", recipient: "durov_fan", quantity: 50 },
@@ -26,20 +28,16 @@ function order(over: Partial<Order> = {}): Order {
     wholesaleKopecks: 7_500,
     chargedKopecks: 7_500,
     priceKopecks: 8_300,
-    currency: "XTR",
     amount: 56,
     telegramChargeId: "stxCHARGE1",
     resellerStatus: "delivered",
     deliveredPayload: { tx_hash: "0xabc<def>" },
-    refund: "none",
-    stuck: false,
     finalNotifiedAt: T0 + 9_000,
     createdAt: T0,
     updatedAt: T0 + 9_000,
     times: { draft: T0, quoted: T0 + 1_000, paid: T0 + 5_000, pending: T0 + 6_000, delivered: T0 + 8_000 },
     ...over,
-  };
-}
+  });
 
 /** Every key a text could come from must have been translated (no raw `op-…` key left). */
 function expectTranslated(text: string) {

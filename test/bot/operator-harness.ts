@@ -1,6 +1,6 @@
 import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, session } from "grammy";
-import type { InlineKeyboardMarkup, Update, UserFromGetMe } from "grammy/types";
+import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import type { BotContext, SessionData, Translate } from "../../src/bot/context.js";
 import { myOrdersFeature } from "../../src/bot/features/my-orders.js";
 import { createOperatorFeature } from "../../src/bot/features/operator.js";
@@ -11,25 +11,10 @@ import { type Config, createConfig } from "../../src/config.js";
 import type { OrdersApi } from "../../src/orders/types.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
 import { API_KEY, type EngineHarness } from "../helpers/engine-harness.js";
+import { BOT_INFO } from "./helpers/telegram-recorder.js";
 
 export const OPERATOR_ID = 777_001;
 export const CUSTOMER_ID = 888_002;
-
-export const BOT_INFO: UserFromGetMe = {
-  id: 4242,
-  is_bot: true,
-  first_name: "Shop",
-  username: "shop_test_bot",
-  can_join_groups: true,
-  can_read_all_group_messages: false,
-  supports_inline_queries: false,
-  can_connect_to_business: false,
-  has_main_web_app: false,
-  has_topics_enabled: false,
-  allows_users_to_create_topics: false,
-  can_manage_bots: false,
-  supports_join_request_queries: false,
-};
 
 export interface ApiCall {
   method: string;

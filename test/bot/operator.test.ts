@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startResellerSandbox } from "../../sandbox/reseller/server.js";
 import { formatRub } from "../../src/bot/format/money.js";
 import { renderAlert } from "../../src/bot/format/operator-alerts.js";
 import { utcMidnight } from "../../src/orders/stats.js";
 import type { Customer, Order, OrderFilter, OrderItem } from "../../src/orders/types.js";
 import { createResellerClient } from "../../src/reseller/client.js";
-import { startResellerSandbox } from "../../src/sandbox/reseller/server.js";
 import {
   API_KEY,
   type EngineHarness,

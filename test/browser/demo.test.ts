@@ -11,14 +11,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, chromiumPresent, launchChromium } from "../helpers/chromium.js";
 import { freePort } from "../helpers/private-redis.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ARTIFACTS = join(ROOT, "test", "artifacts");
-const CHROMIUM = "/usr/bin/chromium";
-const chromiumPresent = existsSync(CHROMIUM);
 /** Operator commands come with src/bot/features/operator.ts once it is registered in the bot. */
 const operatorToolsPresent =
   existsSync(join(ROOT, "src/bot/features/operator.ts")) &&
@@ -124,19 +123,7 @@ describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
     });
     url = (await waitForOutput(/^Open (http:\/\/\S+)/m, 120_000))[1]!;
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 760, height: 1100 }, locale: "en-US" });
     page = await context.newPage();
     mkdirSync(ARTIFACTS, { recursive: true });

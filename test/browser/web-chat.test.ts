@@ -3,15 +3,12 @@
  * rendered from Telegram's tag whitelist, nothing the bot sends can run script, and edits replace the
  * message in place. Skipped when /usr/bin/chromium is missing (see demo.test.ts).
  */
-import { existsSync } from "node:fs";
 import { Bot, InlineKeyboard } from "grammy";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTelegramEmulator, type TelegramEmulator } from "../../src/sandbox/telegram/index.js";
+import { startTelegramEmulator, type TelegramEmulator } from "../../sandbox/telegram/index.js";
+import { chromiumPresent, launchChromium } from "../helpers/chromium.js";
 import { startPolling, TOKEN } from "../sandbox/telegram/harness.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const chromiumPresent = existsSync(CHROMIUM);
 
 const TRICKY_HTML = [
   "<b>bold</b> <i>italic</i> <u>under</u> <s>struck</s>",
@@ -52,16 +49,7 @@ describe.skipIf(!chromiumPresent)("the web chat page in a browser", () => {
   beforeAll(async () => {
     emulator = await startTelegramEmulator({ token: TOKEN });
     stopBot = await startPolling(createBot(emulator.apiRoot));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-      ],
-    });
+    browser = await launchChromium();
     page = await (await browser.newContext()).newPage();
   }, 60_000);
 

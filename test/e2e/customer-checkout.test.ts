@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type AppHarness, DELIVERED, newAppCustomer, startAppHarness } from "../helpers/app-harness.js";
+import {
+  type AppHarness,
+  DELIVERED,
+  newAppCustomer,
+  quoteStars,
+  starsCard,
+  startAppHarness,
+} from "../helpers/app-harness.js";
 
 let h: AppHarness | undefined;
 afterEach(async () => {
@@ -40,11 +47,7 @@ describe("checkout modes", () => {
     expect(stranger.buttons()).toEqual([]);
 
     const c = h.telegram.user({ id: allowed, username: "trusted_buyer", languageCode: "en" });
-    await c.sendText("/start");
-    await c.pressButton("⭐ Telegram Stars", T);
-    await c.pressButton("500 ⭐", T);
-    await c.pressButton(/^🙋 To myself/, T);
-    await c.waitForBotMessage(/Order #/, 10_000);
+    await starsCard(c, 500);
     const card = c.lastBotMessage()!;
     const first = await c.pressButton("✅ Confirm order", { ...T, messageId: card.messageId });
     expect(first.callbackAnswer?.text).toBe("Order confirmed.");
@@ -59,13 +62,7 @@ describe("an expired quote", () => {
   it("is refused politely at payment and a fresh quote is offered", async () => {
     h = await startAppHarness({ QUOTE_TTL_SECONDS: "10" });
     const c = newAppCustomer(h.telegram);
-    await c.sendText("/start");
-    await c.pressButton("⭐ Telegram Stars", T);
-    await c.pressButton("50 ⭐", T);
-    await c.pressButton(/^🙋 To myself/, T);
-    await c.waitForBotMessage(/Order #/, 10_000);
-    await c.pressButton(/^💳 Pay/, T);
-    await c.waitFor((msgs) => msgs.some((m) => m.invoice), 10_000);
+    await quoteStars(c);
     await new Promise((r) => setTimeout(r, 10_500));
     const refused = await c.payInvoice(T);
     expect(refused.ok).toBe(false);

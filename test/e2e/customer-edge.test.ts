@@ -6,6 +6,7 @@ import {
   DELIVERED,
   newAppCustomer,
   orderIdOf,
+  starsCard,
   startAppHarness,
 } from "../helpers/app-harness.js";
 
@@ -59,11 +60,7 @@ describe("a customer who makes mistakes or changes their mind", () => {
 
   it("can cancel an unpaid quote from its card", async () => {
     const c = newAppCustomer(h.telegram);
-    await c.sendText("/start");
-    await c.pressButton("⭐ Telegram Stars", T);
-    await c.pressButton("50 ⭐", T);
-    await c.pressButton(/^🙋 To myself/, T);
-    await c.waitForBotMessage(/Order #/, 10_000);
+    await starsCard(c);
     await c.pressButton("✖️ Cancel", T);
     await c.waitForBotMessage(/✖️ Cancelled\./, 10_000);
     expect(c.buttons()).toEqual([]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatUser } from "../../src/sandbox/telegram/index.js";
+import type { ChatUser } from "../../sandbox/telegram/index.js";
 import { type AppHarness, startAppHarness } from "../helpers/app-harness.js";
 
 /** The product kinds again, for a Russian-speaking customer (DEFAULT_LOCALE=ru, no language_code). */

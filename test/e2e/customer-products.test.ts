@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatUser } from "../../src/sandbox/telegram/index.js";
+import type { ChatUser } from "../../sandbox/telegram/index.js";
 import { type AppHarness, DELIVERED, newAppCustomer, startAppHarness } from "../helpers/app-harness.js";
 
 /** Every product kind from /start to the delivered message, over the emulator and the sandbox. */

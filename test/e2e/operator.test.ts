@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChatMessage, ChatUser } from "../../sandbox/telegram/index.js";
 import { formatRub } from "../../src/bot/format/money.js";
 import { utcMidnight } from "../../src/orders/stats.js";
 import type { Customer, Order, OrderFilter, OrderItem } from "../../src/orders/types.js";
-import type { ChatMessage, ChatUser } from "../../src/sandbox/telegram/index.js";
 import { APP_OPERATOR_ID, type AppHarness, DELIVERED, startAppHarness } from "../helpers/app-harness.js";
 import { newOrderId, sampleItems } from "../helpers/engine-harness.js";
 import { eventually } from "../helpers/recording-notifier.js";

@@ -1,16 +1,16 @@
 import { Writable } from "node:stream";
-import { type App, startApp } from "../../src/main.js";
 import {
   type ResellerSandbox,
   type SandboxOptions,
   startResellerSandbox,
-} from "../../src/sandbox/reseller/server.js";
+} from "../../sandbox/reseller/server.js";
 import {
   type ChatMessage,
   type ChatUser,
   startTelegramEmulator,
   type TelegramEmulator,
-} from "../../src/sandbox/telegram/index.js";
+} from "../../sandbox/telegram/index.js";
+import { type App, startApp } from "../../src/main.js";
 import { freePort } from "./private-redis.js";
 import { testRedisUrl, uniquePrefix } from "./redis.js";
 
@@ -147,14 +147,23 @@ export function newAppCustomer(telegram: TelegramEmulator): ChatUser {
 export const DELIVERED = /Order #\S+ delivered/;
 
 /**
- * Walks a customer through the Stars flow: /start → Telegram Stars → 50 → to myself → Pay. Resolves
+ * Walks a customer through the Stars flow up to the order card: /start → Telegram Stars → `stars` ⭐
+ * (a preset button) → to myself. Resolves with the card: the quote is made, nothing is paid.
+ */
+export async function starsCard(customer: ChatUser, stars = 50): Promise<ChatMessage> {
+  await customer.sendText("/start");
+  await customer.pressButton("⭐ Telegram Stars", { timeoutMs: 10_000 });
+  await customer.pressButton(`${stars} ⭐`, { timeoutMs: 10_000 });
+  await customer.pressButton(/^🙋 To myself/, { timeoutMs: 10_000 });
+  return customer.waitForBotMessage(/Order #/, 10_000);
+}
+
+/**
+ * Walks a customer through the Stars flow: the card for 50 Stars (`starsCard`), then Pay. Resolves
  * once the invoice is shown (the customer has not paid yet).
  */
 export async function quoteStars(customer: ChatUser): Promise<ChatMessage> {
-  await customer.sendText("/start");
-  await customer.pressButton("⭐ Telegram Stars", { timeoutMs: 10_000 });
-  await customer.pressButton("50 ⭐", { timeoutMs: 10_000 });
-  await customer.pressButton(/^🙋 To myself/, { timeoutMs: 10_000 });
+  await starsCard(customer);
   await customer.pressButton(/^💳 Pay/, { timeoutMs: 10_000 });
   const [invoice] = await customer.waitFor((msgs) => msgs.some((m) => m.invoice !== undefined), 10_000);
   return customer.messages().find((m) => m.invoice !== undefined) ?? invoice!;

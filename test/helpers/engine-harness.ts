@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import type { Redis } from "ioredis";
+import { type ResellerSandbox, startResellerSandbox } from "../../sandbox/reseller/server.js";
 import type { Config } from "../../src/config.js";
 import { resellerWebhookHandler, type WebhookOutcome } from "../../src/http/reseller-webhook.js";
 import { type HttpServer, startHttpServer } from "../../src/http/server.js";
 import { createLogger, type Logger } from "../../src/logger.js";
 import { createOrdersEngine, type EngineConfig, type OrdersEngine } from "../../src/orders/engine.js";
-import type { Customer, OrderItem } from "../../src/orders/types.js";
+import type { Customer, Notifier, Order, OrderItem } from "../../src/orders/types.js";
 import { outgoingKeys } from "../../src/outgoing/queue.js";
 import { createResellerClient } from "../../src/reseller/client.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
-import { type ResellerSandbox, startResellerSandbox } from "../../src/sandbox/reseller/server.js";
 import { RecordingNotifier } from "./recording-notifier.js";
 import { testRedis, uniquePrefix } from "./redis.js";
 
@@ -33,11 +33,25 @@ export interface EngineHarness {
   engine: OrdersEngine;
   /** Starts another engine instance on the same Redis (another process, or a restart after a crash). */
   addEngine(overrides?: Partial<EngineConfig>): OrdersEngine;
+  /**
+   * Builds an engine on this harness's prefix, configuration and logger without starting or tracking
+   * it; any of its connections may be swapped (a Redis connection or a client that fails on cue).
+   */
+  buildEngine(opts?: EngineParts): OrdersEngine;
   /** Messages about an order still waiting in the outgoing queue or being sent. */
   outgoingFor(orderId: string): Promise<number>;
   /** Stops an engine without any cleanup, as a killed process would. */
   crash(engine: OrdersEngine): void;
   close(): Promise<void>;
+}
+
+/** What `buildEngine` may take instead of the harness's own. */
+export interface EngineParts {
+  redis?: Redis;
+  reseller?: ResellerClient;
+  notifier?: Notifier;
+  config?: Partial<EngineConfig>;
+  leaseMs?: number;
 }
 
 export interface HarnessOptions {
@@ -102,17 +116,19 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
     ...opts.config,
   };
   const crashed = new Set<OrdersEngine>();
-  const addEngine = (overrides: Partial<EngineConfig> = {}) => {
-    const engine = createOrdersEngine({
-      redis,
+  const buildEngine = (parts: EngineParts = {}) =>
+    createOrdersEngine({
+      redis: parts.redis ?? redis,
       prefix,
-      reseller: client,
-      notifier,
+      reseller: parts.reseller ?? client,
+      notifier: parts.notifier ?? notifier,
       logger,
-      config: { ...engineConfig, ...overrides },
-      leaseMs: opts.leaseMs ?? 2000,
+      config: { ...engineConfig, ...parts.config },
+      leaseMs: parts.leaseMs ?? opts.leaseMs ?? 2000,
       idleDelayMs: 20,
     });
+  const addEngine = (overrides: Partial<EngineConfig> = {}) => {
+    const engine = buildEngine({ config: overrides });
     engines.push(engine);
     engine.start();
     return engine;
@@ -133,6 +149,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
       return engines[0]!;
     },
     addEngine,
+    buildEngine,
     async outgoingFor(orderId) {
       const keys = outgoingKeys(prefix);
       const [queued, taken] = await Promise.all([
@@ -183,4 +200,24 @@ export function sampleItems(): Record<string, OrderItem> {
       fields: { player_id: "5123456789" },
     },
   };
+}
+
+/**
+ * Quotes the sample Stars item for a new customer on `engine` and pays it at once in XTR with
+ * `chargeId`, through `payWith` (another engine on the same Redis) when given. Resolves to the quote.
+ */
+export async function quotePaidStars(
+  engine: OrdersEngine,
+  chargeId: string,
+  payWith: OrdersEngine = engine,
+): Promise<Order> {
+  const customer = newCustomer();
+  const order = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+  await payWith.markPaid(order.id, {
+    userId: customer.userId,
+    currency: "XTR",
+    totalAmount: order.amount!,
+    telegramChargeId: chargeId,
+  });
+  return order;
 }

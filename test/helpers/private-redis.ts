@@ -2,8 +2,8 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitForPing } from "../../src/demo/redis.js";
-import { freePort } from "../../src/demo/util.js";
+import { waitForPing } from "../../sandbox/demo/redis.js";
+import { freePort } from "../../sandbox/demo/util.js";
 
 export interface PrivateRedis {
   url: string;

@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signBody } from "../../src/http/signature.js";
 import {
   type EngineHarness,
-  newCustomer,
   newOrderId,
-  sampleItems,
+  quotePaidStars,
   startEngineHarness,
   WEBHOOK_SECRET,
 } from "../helpers/engine-harness.js";
@@ -17,15 +16,7 @@ describe("POST /webhooks/reseller", () => {
   beforeAll(async () => {
     h = await startEngineHarness();
     h.sandbox.pauseDelivery(true);
-    const customer = newCustomer();
-    const order = await h.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
-    orderId = order.id;
-    await h.engine.markPaid(order.id, {
-      userId: customer.userId,
-      currency: "XTR",
-      totalAmount: order.amount!,
-      telegramChargeId: "wh-charge-1",
-    });
+    orderId = (await quotePaidStars(h.engine, "wh-charge-1")).id;
     await eventually(async () => (await h.engine.get(orderId))?.state === "pending", 5000, "pending");
   });
   afterAll(async () => {

@@ -1,12 +1,13 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
-import { createOrdersEngine, type OrdersEngine } from "../../src/orders/engine.js";
+import type { OrdersEngine } from "../../src/orders/engine.js";
 import type { Notifier, Order } from "../../src/orders/types.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
 import {
   type EngineHarness,
   newCustomer,
   newOrderId,
+  quotePaidStars,
   sampleItems,
   startEngineHarness,
 } from "../helpers/engine-harness.js";
@@ -58,24 +59,13 @@ async function mortalEngine(hh: EngineHarness, dieAt: string, leaseMs: number) {
     refundStars: guard("refund", n.refundStars.bind(n), dieAt === "refund:after"),
     alert: n.alert.bind(n),
   };
-  const engine = createOrdersEngine({
+  // Stars checkout and no webhooks, whatever the harness was started with.
+  const engine = hh.buildEngine({
     redis,
-    prefix: hh.prefix,
     reseller,
     notifier,
-    logger: hh.logger,
-    config: {
-      checkout: "stars",
-      priceMarkupPercent: 10,
-      starPriceRub: 1.5,
-      quoteTtlSeconds: 900,
-      pollIntervalSeconds: 0.1,
-      trackingTimeoutHours: 24,
-      lowBalanceRub: 1000,
-      resellerCallbackUrl: undefined,
-    },
+    config: { checkout: "stars", resellerCallbackUrl: undefined },
     leaseMs,
-    idleDelayMs: 20,
   });
   return { engine, isDead: () => dead, redis };
 }
@@ -144,14 +134,7 @@ describe("crash recovery", () => {
     hh.sandbox.pauseDelivery(true);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const customer = newCustomer();
-      const o = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
-      await hh.engine.markPaid(o.id, {
-        userId: customer.userId,
-        currency: "XTR",
-        totalAmount: o.amount!,
-        telegramChargeId: `resume-${i}`,
-      });
+      const o = await quotePaidStars(hh.engine, `resume-${i}`);
       ids.push(o.id);
     }
     await eventually(async () => (await hh.engine.listAll("pending", 0, 10)).total >= 5, 5000, "all pending");
@@ -176,14 +159,7 @@ describe("several engines on one Redis", () => {
       await new Promise((r) => setTimeout(r, 1200));
       await send(order);
     };
-    const customer = newCustomer();
-    const o = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
-    await hh.engine.markPaid(o.id, {
-      userId: customer.userId,
-      currency: "XTR",
-      totalAmount: o.amount!,
-      telegramChargeId: "slow-final",
-    });
+    const o = await quotePaidStars(hh.engine, "slow-final");
     await eventually(() => hh.notifier.finalsFor(o.id).length > 0, 15_000, "the final message");
     await new Promise((r) => setTimeout(r, 2500));
     expect(hh.notifier.finalsFor(o.id)).toHaveLength(1);
@@ -196,15 +172,7 @@ describe("several engines on one Redis", () => {
     const engines = [hh.engine, second];
     const orders = await Promise.all(
       Array.from({ length: 100 }, async (_, i) => {
-        const engine = engines[i % 2]!;
-        const customer = newCustomer();
-        const o = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
-        await engines[(i + 1) % 2]!.markPaid(o.id, {
-          userId: customer.userId,
-          currency: "XTR",
-          totalAmount: o.amount!,
-          telegramChargeId: `multi-${i}`,
-        });
+        const o = await quotePaidStars(engines[i % 2]!, `multi-${i}`, engines[(i + 1) % 2]!);
         return o.id;
       }),
     );

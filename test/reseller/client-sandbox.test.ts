@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type ResellerSandbox, startResellerSandbox } from "../../sandbox/reseller/server.js";
 import { createResellerClient } from "../../src/reseller/client.js";
 import { ResellerApiError, ResellerValidationError } from "../../src/reseller/errors.js";
 import type { CreateOrderRequest, ResellerClient } from "../../src/reseller/types.js";
-import { type ResellerSandbox, startResellerSandbox } from "../../src/sandbox/reseller/server.js";
 
 const API_KEY = "rk_sandbox_SECRET_4d1e7b90aa";
 const logLines: string[] = [];

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { UserFromGetMe } from "grammy/types";
 
 export interface RecordedCall {
   method: string;
@@ -131,9 +132,10 @@ export class TelegramRecorder {
   }
 }
 
-export const BOT_INFO = {
+/** The bot's own getMe answer, for every bot a test builds (no getMe call at start-up). */
+export const BOT_INFO: UserFromGetMe = {
   id: 999000,
-  is_bot: true as const,
+  is_bot: true,
   first_name: "Shop",
   username: "shop_test_bot",
   can_join_groups: false,

@@ -1,4 +1,4 @@
-import type { Update } from "grammy/types";
+import type { Message, Update } from "grammy/types";
 
 let updateId = 1;
 
@@ -20,10 +20,13 @@ export const BORIS: TestUser = { id: 5002, first_name: "Борис", language_co
 const from = (u: TestUser) => ({ ...u, is_bot: false as const });
 const chat = (u: TestUser) => ({ id: u.id, type: "private" as const, first_name: u.first_name });
 
-export function textUpdate(user: TestUser, text: string): Update {
-  const entities = text.startsWith("/")
-    ? [{ type: "bot_command" as const, offset: 0, length: text.split(/\s/)[0]?.length ?? text.length }]
-    : undefined;
+/** A message from `user` in their private chat with the bot; `content` is what it carries. */
+function messageUpdate(
+  user: TestUser,
+  content:
+    | Pick<Message.TextMessage, "text" | "entities">
+    | Pick<Message.SuccessfulPaymentMessage, "successful_payment">,
+): Update {
   return {
     update_id: updateId++,
     message: {
@@ -31,10 +34,16 @@ export function textUpdate(user: TestUser, text: string): Update {
       date: Math.floor(Date.now() / 1000),
       chat: chat(user),
       from: from(user),
-      text,
-      entities,
+      ...content,
     },
   };
+}
+
+export function textUpdate(user: TestUser, text: string): Update {
+  const entities = text.startsWith("/")
+    ? [{ type: "bot_command" as const, offset: 0, length: text.split(/\s/)[0]?.length ?? text.length }]
+    : undefined;
+  return messageUpdate(user, { text, entities });
 }
 
 export function callbackUpdate(user: TestUser, data: string, messageId = 100): Update {
@@ -70,20 +79,13 @@ export function successfulPaymentUpdate(
   total: number,
   charge: string,
 ): Update {
-  return {
-    update_id: updateId++,
-    message: {
-      message_id: updateId,
-      date: Math.floor(Date.now() / 1000),
-      chat: chat(user),
-      from: from(user),
-      successful_payment: {
-        currency,
-        total_amount: total,
-        invoice_payload: payload,
-        telegram_payment_charge_id: charge,
-        provider_payment_charge_id: "",
-      },
+  return messageUpdate(user, {
+    successful_payment: {
+      currency,
+      total_amount: total,
+      invoice_payload: payload,
+      telegram_payment_charge_id: charge,
+      provider_payment_charge_id: "",
     },
-  };
+  });
 }

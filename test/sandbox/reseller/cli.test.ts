@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const tsxCli = join(root, "node_modules/tsx/dist/cli.mjs");
-const cliPath = join(root, "src/sandbox/reseller/cli.ts");
+const cliPath = join(root, "sandbox/reseller/cli.ts");
 const children: ChildProcess[] = [];
 
 afterEach(() => {

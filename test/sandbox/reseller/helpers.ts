@@ -5,7 +5,7 @@ import {
   type ResellerSandbox,
   type SandboxOptions,
   startResellerSandbox,
-} from "../../../src/sandbox/reseller/server.js";
+} from "../../../sandbox/reseller/server.js";
 
 export const API_KEY = "test-key";
 export const SECRET = "test-webhook-secret";

@@ -124,7 +124,10 @@ describe("reseller sandbox create validation", () => {
     expect(invalid(await game({ product_ref: "steam-us-5", quantity: 0 }))).toEqual(["quantity"]);
     expect(invalid(await game({ product_ref: "steam-us-5", quantity: 11 }))).toEqual(["quantity"]);
     expect((await game({ product_ref: "steam-us-5", quantity: 10 })).body.total_to_pay_rub).toBe(5490);
-    expect(missing(await game({ product_ref: "genshin-global-60", quantity: 1 }))).toEqual(["fields"]);
+    expect(missing(await game({ product_ref: "genshin-global-60", quantity: 1 }))).toEqual([
+      "fields.uid",
+      "fields.server",
+    ]);
     expect(
       missing(await game({ product_ref: "genshin-global-60", quantity: 1, fields: { uid: "700000001" } })),
     ).toEqual(["fields.server"]);
@@ -134,6 +137,32 @@ describe("reseller sandbox create validation", () => {
       fields: { uid: "700000001", server: "eu" },
     });
     expect(ok.body.total_to_pay_rub).toBe(178);
+  });
+
+  it("names every key a top-up package needs when fields is absent, as when only some are missing", async () => {
+    const sb = await sandbox();
+    const game = (extra: Record<string, unknown>) =>
+      create(sb, { custom_id: id(), product: "game", quantity: 1, ...extra });
+    expect(missing(await game({ product_ref: "genshin-global-60" }))).toEqual([
+      "fields.uid",
+      "fields.server",
+    ]);
+    expect(missing(await game({ product_ref: "genshin-global-60", fields: null }))).toEqual([
+      "fields.uid",
+      "fields.server",
+    ]);
+    expect(missing(await game({ product_ref: "genshin-global-60", fields: {} }))).toEqual([
+      "fields.uid",
+      "fields.server",
+    ]);
+    const pubg = (await call(sb, "GET", "/api/reseller/games?game=pubg&region=global")).body as {
+      fields: string[];
+      packages: { product_ref: string }[];
+    };
+    expect(missing(await game({ product_ref: pubg.packages[0]!.product_ref }))).toEqual(
+      pubg.fields.map((key) => `fields.${key}`),
+    );
+    expect(invalid(await game({ product_ref: "genshin-global-60", fields: "uid" }))).toEqual(["fields"]);
   });
 
   it("accepts only https callback URLs", async () => {

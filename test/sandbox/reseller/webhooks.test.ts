@@ -1,6 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { signWebhook } from "../../../src/sandbox/reseller/server.js";
+import { signWebhook } from "../../../sandbox/reseller/server.js";
 import { create, pay, receiver, SECRET, sandbox, waitFor } from "./helpers.js";
 
 const PUBLIC = "https://shop.example.com";

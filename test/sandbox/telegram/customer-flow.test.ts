@@ -8,7 +8,7 @@ import { Menu } from "@grammyjs/menu";
 import { run } from "@grammyjs/runner";
 import { Bot, type Context, GrammyError, InlineKeyboard } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTelegramEmulator, type TelegramEmulator } from "../../../src/sandbox/telegram/index.js";
+import { startTelegramEmulator, type TelegramEmulator } from "../../../sandbox/telegram/index.js";
 import { startPolling, TOKEN } from "./harness.js";
 
 /** A small shop bot: echo, an inline keyboard that edits on press, a Stars invoice, payments and refunds. */

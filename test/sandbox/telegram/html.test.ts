@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseTelegramHtml } from "../../../src/sandbox/telegram/html.js";
+import { parseTelegramHtml } from "../../../sandbox/telegram/html.js";
 
 function error(source: string): string {
   const parsed = parseTelegramHtml(source);

@@ -1,7 +1,7 @@
 import { autoRetry } from "@grammyjs/auto-retry";
 import { Bot, GrammyError } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTelegramEmulator, type TelegramEmulator } from "../../../src/sandbox/telegram/index.js";
+import { startTelegramEmulator, type TelegramEmulator } from "../../../sandbox/telegram/index.js";
 import { TOKEN } from "./harness.js";
 
 describe("flood limits", () => {

@@ -1,6 +1,6 @@
 import { Bot, GrammyError, InlineKeyboard } from "grammy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTelegramEmulator, type TelegramEmulator } from "../../../src/sandbox/telegram/index.js";
+import { startTelegramEmulator, type TelegramEmulator } from "../../../sandbox/telegram/index.js";
 import { TOKEN } from "./harness.js";
 
 /** Runs a Bot API call and returns the GrammyError it failed with. */

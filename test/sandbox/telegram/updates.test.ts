@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Bot, webhookCallback } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTelegramEmulator, type TelegramEmulator } from "../../../src/sandbox/telegram/index.js";
+import { startTelegramEmulator, type TelegramEmulator } from "../../../sandbox/telegram/index.js";
 import { TOKEN } from "./harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: raw Bot API answers are read loosely inside assertions.

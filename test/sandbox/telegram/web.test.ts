@@ -1,7 +1,7 @@
 import { Bot, InlineKeyboard } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTelegramEmulator, type TelegramEmulator } from "../../../src/sandbox/telegram/index.js";
-import type { WebChatSnapshot } from "../../../src/sandbox/telegram/web/api.js";
+import { startTelegramEmulator, type TelegramEmulator } from "../../../sandbox/telegram/index.js";
+import type { WebChatSnapshot } from "../../../sandbox/telegram/web/api.js";
 import { startPolling, TOKEN } from "./harness.js";
 
 /** A tiny shop bot: an HTML menu, a callback that edits it, a Stars invoice, a refund and a receipt. */

@@ -17,10 +17,10 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { ENV_VARIABLES } from "../config.js";
-import { defaultPayload, type ResellerSandbox, startResellerSandbox } from "../sandbox/reseller/server.js";
-import { startTelegramEmulator, type TelegramEmulator } from "../sandbox/telegram/index.js";
-import { WEB_CHAT_IDENTITIES } from "../sandbox/telegram/web/api.js";
+import { ENV_VARIABLES } from "../../src/config.js";
+import { defaultPayload, type ResellerSandbox, startResellerSandbox } from "../reseller/server.js";
+import { startTelegramEmulator, type TelegramEmulator } from "../telegram/index.js";
+import { WEB_CHAT_IDENTITIES } from "../telegram/web/api.js";
 import { type BotProcess, startBotProcess } from "./bot-process.js";
 import { type DemoRedis, startDemoRedis } from "./redis.js";
 import { DemoError, freePort } from "./util.js";

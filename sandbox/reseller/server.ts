@@ -10,7 +10,8 @@
  *   404 `order_not_found`, `game_not_found`, `region_not_found`, `not_found`;
  *   405 `method_not_allowed`; 413 `payload_too_large`; 429 `rate_limited` (Retry-After: 1);
  *   500 `internal_error`.
- *   Missing keys of a top-up's `fields` are listed as `fields.<key>`; `fields` itself when absent.
+ *   Missing keys of a top-up's `fields` are listed as `fields.<key>`, also when `fields` itself is
+ *   absent (every key the package names is then missing).
  * - GET /products: `{ success, products: [{ product, title, ...price fields }] }` where stars carry
  *   `unit_price_rub`, `min`, `max`; premium `wholesale_price_rub`, `months`; steam `fee_percent`,
  *   `min`, `max`; gift/neural/game point at their catalogs.
@@ -32,7 +33,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { RESELLER_PRODUCTS } from "../../reseller/types.js";
+import { RESELLER_PRODUCTS } from "../../src/reseller/types.js";
 import {
   findPackage,
   GAMES,
@@ -300,9 +301,8 @@ function validateCreate(b: Record<string, unknown>): Validated {
       else {
         price = found.pkg.wholesale_price_rub * Number(qty);
         if (found.region.delivery === "topup") {
-          const f = b.fields;
-          if (f === undefined || f === null) missing.push("fields");
-          else if (typeof f !== "object" || Array.isArray(f))
+          const f = b.fields ?? {};
+          if (typeof f !== "object" || Array.isArray(f))
             invalid.push({ field: "fields", message: "must be an object" });
           else {
             const fields = f as Record<string, unknown>;
