@@ -4,6 +4,7 @@ import type { Update } from "grammy/types";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { OrdersApi } from "../orders/types.js";
+import { settleWithin } from "../util/timers.js";
 import { registerCommands } from "./commands.js";
 import type { BotContext } from "./context.js";
 import { recordPayments } from "./features/payments.js";
@@ -37,15 +38,7 @@ export function trackUpdates(bot: object): Middleware<BotContext> {
 
 async function drain(bot: object): Promise<void> {
   const pending = [...(inFlight.get(bot) ?? [])];
-  if (pending.length === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    Promise.allSettled(pending),
-    new Promise((r) => {
-      timer = setTimeout(r, STOP_GRACE_MS);
-    }),
-  ]);
-  clearTimeout(timer);
+  if (pending.length > 0) await settleWithin(pending, STOP_GRACE_MS);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Logger } from "../logger.js";
+import { Sleeper, settleWithin } from "../util/timers.js";
 import type { OrderStore } from "./store.js";
 
 /**
@@ -28,7 +29,7 @@ const ERROR_RETRY_MS = 2000;
 
 export class JobWorker {
   private running = false;
-  private wake: (() => void) | undefined;
+  private readonly sleeper = new Sleeper();
   private readonly inFlight = new Map<string, { held: { lease: number }; done: Promise<void> }>();
   private loopDone: Promise<void> = Promise.resolve();
 
@@ -46,7 +47,7 @@ export class JobWorker {
 
   /** New work was scheduled: look at the schedule now rather than after the idle pause. */
   kick(): void {
-    this.wake?.();
+    this.sleeper.wake();
   }
 
   /** Stops claiming, lets running jobs finish within `timeoutMs`, hands unfinished ones back. */
@@ -55,15 +56,10 @@ export class JobWorker {
     this.running = false;
     this.kick();
     await this.loopDone;
-    const pending = [...this.inFlight.values()].map((j) => j.done);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(pending),
-      new Promise((r) => {
-        timer = setTimeout(r, timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await settleWithin(
+      [...this.inFlight.values()].map((j) => j.done),
+      timeoutMs,
+    );
     // Whatever is still running is handed back now rather than after its lease runs out.
     const { store, now } = this.opts;
     await Promise.allSettled(
@@ -101,14 +97,7 @@ export class JobWorker {
         this.inFlight.set(member, { held, done });
       }
       if (claimed.length === 0 || this.inFlight.size >= concurrency) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, redisDown ? 1000 : idleDelayMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = undefined;
+        await this.sleeper.sleep(redisDown ? 1000 : idleDelayMs);
       }
     }
   }

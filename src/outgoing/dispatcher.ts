@@ -1,4 +1,5 @@
 import type { Logger } from "../logger.js";
+import { Sleeper, settleWithin } from "../util/timers.js";
 import type { OutgoingQueue } from "./queue.js";
 
 /**
@@ -32,7 +33,7 @@ const HOUSEKEEPING_EVERY_MS = 1000;
 
 export class OutgoingDispatcher {
   private running = false;
-  private wake: (() => void) | undefined;
+  private readonly sleeper = new Sleeper();
   private loopDone: Promise<void> = Promise.resolve();
   private readonly inFlight = new Set<Promise<void>>();
   private lastHousekeeping = 0;
@@ -60,7 +61,7 @@ export class OutgoingDispatcher {
 
   /** Something was queued: look now rather than at the end of the current sleep. */
   kick(): void {
-    this.wake?.();
+    this.sleeper.wake();
   }
 
   /** Stops taking messages; lets those in flight go within `timeoutMs` (the rest come back by their leases). */
@@ -69,27 +70,7 @@ export class OutgoingDispatcher {
     this.running = false;
     this.kick();
     await this.loopDone;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((r) => {
-        timer = setTimeout(r, timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, Math.max(0, ms));
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    }).finally(() => {
-      this.wake = undefined;
-    });
+    await settleWithin(this.inFlight, timeoutMs);
   }
 
   private async loop(): Promise<void> {
@@ -111,7 +92,7 @@ export class OutgoingDispatcher {
       } catch (err) {
         if (!redisDown) log.error({ err }, "cannot read the outgoing queue; retrying");
         redisDown = true;
-        await this.sleep(1000);
+        await this.sleeper.sleep(1000);
         continue;
       }
       if (result.taken) {
@@ -120,7 +101,7 @@ export class OutgoingDispatcher {
       }
       const wait = result.waitMs < 0 ? this.idleMs : result.waitMs;
       // A slot beyond the horizon: wake when it comes within it.
-      await this.sleep(Math.min(this.idleMs, wait > this.horizonMs ? wait - this.horizonMs : wait));
+      await this.sleeper.sleep(Math.min(this.idleMs, wait > this.horizonMs ? wait - this.horizonMs : wait));
     }
   }
 

@@ -2,24 +2,13 @@ import { describe, expect, it } from "vitest";
 import { decodeJob, encodeJob, type Job } from "../../src/orders/jobs.js";
 import { canMove, enter, isQuoteExpired, jobsFor, NEXT_STATES } from "../../src/orders/lifecycle.js";
 import { ORDER_STATES, type Order, type OrderState } from "../../src/orders/types.js";
+import { order as sampleOrder } from "../helpers/orders.js";
 
 const T = 1_000_000;
 const timing = { now: T, quoteTtlMs: 900_000, pollMs: 3000 };
 
 function order(state: OrderState, over: Partial<Order> = {}): Order {
-  return {
-    id: "6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f",
-    state,
-    item: { kind: "stars", product: "stars", recipient: "someone", quantity: 50 },
-    customer: { userId: 1, chatId: 1, locale: "en" },
-    currency: "XTR",
-    refund: "none",
-    stuck: false,
-    createdAt: T,
-    updatedAt: T,
-    times: {},
-    ...over,
-  };
+  return sampleOrder({ state, currency: "XTR", createdAt: T, updatedAt: T, times: {}, ...over });
 }
 
 /** "job:<type>" for a scheduled job, "message:<kind>" for one queued for the chat. */
