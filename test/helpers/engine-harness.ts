@@ -126,6 +126,8 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
       config: { ...engineConfig, ...parts.config },
       leaseMs: parts.leaseMs ?? opts.leaseMs ?? 2000,
       idleDelayMs: 20,
+      // Pacing is the outgoing queue's own tests' subject; here messages go as fast as they are made.
+      pace: { globalPerSecond: 1000, chatPerSecond: 100 },
     });
   const addEngine = (overrides: Partial<EngineConfig> = {}) => {
     const engine = buildEngine({ config: overrides });
