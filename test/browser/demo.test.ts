@@ -176,9 +176,9 @@ describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
     // Formatting arrives as HTML and is rendered: the headline is bold, the transaction id monospace.
     expect(await text(delivered.locator("b").first())).toContain("delivered");
     expect(await delivered.locator("code").count()).toBeGreaterThan(0);
-    // The order card was edited in place, not sent again.
+    // The order card was edited in place, not sent again (card updates trail the final message).
     const cardNow = page.locator(`.row[data-message-id="${cardId}"]`);
-    expect(await text(cardNow)).toMatch(/Delivered/);
+    await expect.poll(() => text(cardNow), { timeout: 10_000 }).toMatch(/Delivered/);
     expect(await text(cardNow)).toMatch(/edited/);
     expect(await page.locator(".row.bot", { hasText: `Order #${orderId}` }).count()).toBe(3);
     expect(await text(page.locator(".row.service"))).toMatch(/You paid/);
