@@ -1,22 +1,18 @@
 import type { Logger } from "pino";
 import { Pool } from "undici";
 import { ResellerApiError, type ResellerErrorKind, ResellerValidationError } from "./errors.js";
-import { validateCreateOrderRequest } from "./requests.js";
 import {
-  mentionsInsufficientFunds,
-  parseBalance,
-  parseCreateOrder,
-  parseErrorBody,
   parseGames,
   parseGifts,
   parseNeural,
-  parseOrder,
   parsePackages,
-  parsePayOrder,
   parseProducts,
   parseRegions,
-  ResponseShapeError,
-} from "./schemas.js";
+} from "./parse-catalog.js";
+import { ResponseShapeError } from "./parse-common.js";
+import { mentionsInsufficientFunds, parseErrorBody } from "./parse-errors.js";
+import { parseBalance, parseCreateOrder, parseOrder, parsePayOrder } from "./parse-orders.js";
+import { validateCreateOrderRequest } from "./requests.js";
 import type { RequestOptions, ResellerClient } from "./types.js";
 
 export interface ResellerClientOptions {
