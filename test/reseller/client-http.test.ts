@@ -1,12 +1,9 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createResellerClient,
-  parseRetryAfter,
-  type ResellerClientOptions,
-} from "../../src/reseller/client.js";
+import { createResellerClient, type ResellerClientOptions } from "../../src/reseller/client.js";
 import { ResellerApiError, ResellerValidationError } from "../../src/reseller/errors.js";
+import { parseRetryAfter } from "../../src/reseller/retry.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
 import { type StubAction, type StubRequest, type StubServer, startStub } from "./stub-server.js";
 

@@ -1,17 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
-  mentionsInsufficientFunds,
-  parseBalance,
-  parseErrorBody,
   parseGames,
   parseGifts,
-  parseOrder,
   parsePackages,
-  parsePayOrder,
   parseProducts,
   parseRegions,
-  ResponseShapeError,
-} from "../../src/reseller/schemas.js";
+} from "../../src/reseller/parse-catalog.js";
+import { ResponseShapeError } from "../../src/reseller/parse-common.js";
+import { mentionsInsufficientFunds, parseErrorBody } from "../../src/reseller/parse-errors.js";
+import { parseBalance, parseOrder, parsePayOrder } from "../../src/reseller/parse-orders.js";
 
 describe("response normalisation", () => {
   it("reads products from the first list under any common key, with ids, titles and numeric-string prices", () => {
