@@ -395,9 +395,14 @@ export function finalMessages(texts: Map<number, string[]>, chatId: number, orde
   return (texts.get(chatId) ?? []).filter((t) => re.test(t)).length;
 }
 
-/** Jobs still waiting or running in the engine's schedule, by type (`submit`, `final`, …). */
+/** Work still waiting or running, by type: jobs (`submit`, `track`, …) and outgoing messages (`final`, `card`, `alert`). */
 export async function jobsByType(redis: Redis, prefix: string): Promise<Map<string, number>> {
-  const members = await redis.zrange(`${prefix}jobs`, 0, -1);
+  // Jobs of the schedule, and messages waiting in the outgoing queue or being sent (final, card, alert).
+  const members = [
+    ...(await redis.zrange(`${prefix}jobs`, 0, -1)),
+    ...(await redis.zrange(`${prefix}out:queue`, 0, -1)),
+    ...(await redis.zrange(`${prefix}out:leases`, 0, -1)),
+  ];
   const out = new Map<string, number>();
   for (const m of members) {
     const type = m.split(":")[0] ?? "";

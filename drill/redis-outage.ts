@@ -94,6 +94,9 @@ export async function redisOutageDrill(opts: RedisOutageOptions, sink: LogSink):
       await sleep(Math.min(1_500, opts.outageMs / 3));
     }
     await sleep(Math.max(0, opts.outageMs - (Date.now() - downAt)));
+    // Redis may answer before restart() returns (it waits for the server to be ready): an answer
+    // from that moment on may be a real one.
+    const restartingAt = Date.now();
     await stack.redis.restart();
     const upAt = Date.now();
     const answers = await Promise.all(probes);
@@ -142,10 +145,10 @@ export async function redisOutageDrill(opts: RedisOutageOptions, sink: LogSink):
     const silent = answers.filter((a) => a.text === undefined);
     // An input the bot could only read once Redis was back may get its real answer: that is fine.
     const servedAfter = answers.filter(
-      (a) => a.text !== undefined && !TRY_AGAIN.test(a.text) && a.sentAt + (a.ms ?? 0) >= upAt,
+      (a) => a.text !== undefined && !TRY_AGAIN.test(a.text) && a.sentAt + (a.ms ?? 0) >= restartingAt,
     );
     const other = answers.filter(
-      (a) => a.text !== undefined && !TRY_AGAIN.test(a.text) && a.sentAt + (a.ms ?? 0) < upAt,
+      (a) => a.text !== undefined && !TRY_AGAIN.test(a.text) && a.sentAt + (a.ms ?? 0) < restartingAt,
     );
     const sample = clear[0]?.text ?? other[0]?.text ?? "";
     const slowest = Math.max(0, ...answers.map((a) => a.ms ?? 0));

@@ -8,7 +8,7 @@ import { Retry, runJob } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage } from "./notifications.js";
-import { OrderStore } from "./store.js";
+import { type Effect, OrderStore } from "./store.js";
 import { applyResellerOrder, onDeliveryHint, recheck } from "./tracking.js";
 import type { Notifier, Order, OrdersApi } from "./types.js";
 import { JobWorker } from "./worker.js";
@@ -32,7 +32,7 @@ export interface OrdersEngineOptions {
   leaseMs?: number;
   /** Jobs handled at once by this process. */
   concurrency?: number;
-  /** Pause between empty polls of the job schedule. */
+  /** Longest pause between looks at the job schedule while idle (default 2 s; see worker.ts). */
   idleDelayMs?: number;
   /** Deposit check period (also checked after every pay). */
   balanceCheckIntervalMs?: number;
@@ -63,7 +63,17 @@ export interface OrdersEngine extends OrdersApi {
 export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   const now = opts.now ?? Date.now;
   const outgoing = new OutgoingQueue(opts.redis, opts.prefix, { pace: opts.pace, now });
-  const store = new OrderStore(opts.redis, opts.prefix, { now, outgoing, onEffects: () => ctx.kick() });
+  // Work this process just recorded: the dispatcher looks at once for a message, the worker when
+  // a job falls due before it would have looked anyway.
+  const onEffects = (effects: Effect[]) => {
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const e of effects) {
+      if ("message" in e) dispatcher.kick();
+      else soonest = Math.min(soonest, e.dueAt);
+    }
+    if (soonest < Number.POSITIVE_INFINITY) worker.kickFor(soonest);
+  };
+  const store = new OrderStore(opts.redis, opts.prefix, { now, outgoing, onEffects });
   const balanceEveryMs = opts.balanceCheckIntervalMs ?? 10 * 60_000;
   const log = opts.logger.child({ component: "orders" });
   const pollMs = pollMsOf(opts.config);
@@ -99,7 +109,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     now,
     leaseMs: opts.leaseMs ?? 60_000,
     concurrency: opts.concurrency ?? 16,
-    idleDelayMs: opts.idleDelayMs ?? 100,
+    idleDelayMs: opts.idleDelayMs ?? 2000,
     async run(member) {
       const job = decodeJob(member);
       if (!job) {

@@ -121,10 +121,12 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
     default:
       break;
   }
+  // The card follows the order; when it becomes paid the bot shows it in its answer to the payment.
   const moved = from !== null && from !== order.state;
+  const shownOnPayment = order.state === "paid";
   if (
-    (moved && order.cardMessageId !== undefined) ||
-    (order.state !== from && TRACKED_STATES.includes(order.state))
+    !shownOnPayment &&
+    ((moved && order.cardMessageId !== undefined) || (moved && order.state === "pending"))
   ) {
     jobs.push(send({ kind: "card", chatId: order.customer.chatId, orderId }));
   }

@@ -40,6 +40,8 @@ interface Stored {
 const SCRIPTS = ["writeOrder", "claimJobs-1", "finishJob-1", "renewJob-1", "scheduleIfState-2"] as const;
 
 const READ_CHUNK = 500;
+/** Orders whose last seen version this process keeps, to write without reading first. */
+const RECENT_MAX = 2000;
 
 export class OrderStore {
   /** The key layout, for tests and tools that inspect Redis; the store's methods are the interface. */
@@ -47,7 +49,9 @@ export class OrderStore {
   private readonly scripts: ReturnType<typeof defineScripts<(typeof SCRIPTS)[number]>>;
   private readonly now: () => number;
   private readonly outgoing: OutgoingQueue | undefined;
-  private readonly onEffects: (() => void) | undefined;
+  private readonly onEffects: ((effects: Effect[]) => void) | undefined;
+  /** The last version of each order this process read or wrote (newest last). */
+  private readonly recent = new Map<string, Stored>();
 
   /**
    * `outgoing` is the queue that messages of a write go to (required for writes that carry any);
@@ -56,7 +60,7 @@ export class OrderStore {
   constructor(
     private readonly redis: Redis,
     prefix: string,
-    opts: { now?: () => number; outgoing?: OutgoingQueue; onEffects?: () => void } = {},
+    opts: { now?: () => number; outgoing?: OutgoingQueue; onEffects?: (effects: Effect[]) => void } = {},
   ) {
     this.keys = orderKeys(prefix);
     this.now = opts.now ?? Date.now;
@@ -86,7 +90,18 @@ export class OrderStore {
   async read(id: string): Promise<Stored | null> {
     const [v, json] = await this.redis.hmget(this.keys.order(id), "v", "json");
     if (!v || !json) return null;
-    return { order: JSON.parse(json) as Order, version: Number(v) };
+    return this.remember({ order: JSON.parse(json) as Order, version: Number(v) });
+  }
+
+  private remember(stored: Stored): Stored {
+    const id = stored.order.id;
+    this.recent.delete(id);
+    this.recent.set(id, stored);
+    if (this.recent.size > RECENT_MAX) {
+      const oldest = this.recent.keys().next().value;
+      if (oldest !== undefined) this.recent.delete(oldest);
+    }
+    return stored;
   }
 
   async get(id: string): Promise<Order | null> {
@@ -141,7 +156,7 @@ export class OrderStore {
       ops.length / 4,
       ...ops,
     );
-    if (res === 1 && effects.length > 0) this.onEffects?.();
+    if (res === 1 && effects.length > 0) this.onEffects?.(effects);
     return res === 1;
   }
 
@@ -154,22 +169,37 @@ export class OrderStore {
     id: string,
     decide: (order: Order) => { next: Order; jobs?: Effect[] } | null,
   ): Promise<{ won: boolean; order: Order | null }> {
+    // The first attempt may start from the version this process last saw, saving a read: the
+    // write's version check catches a copy that is out of date, and so does reading again
+    // whenever that copy leads to "nothing to do".
+    let cached = this.recent.get(id);
     for (let attempt = 0; attempt < 50; attempt++) {
-      const stored = await this.read(id);
+      const stored = cached ?? (await this.read(id));
       if (!stored) return { won: false, order: null };
       const decision = decide(stored.order);
-      if (!decision) return { won: false, order: stored.order };
+      if (!decision) {
+        if (cached) {
+          cached = undefined;
+          continue;
+        }
+        return { won: false, order: stored.order };
+      }
+      cached = undefined;
       const next = { ...decision.next, updatedAt: this.now() };
       if (await this.write(stored.order, stored.version, next, decision.jobs ?? [])) {
+        this.remember({ order: next, version: stored.version + 1 });
         return { won: true, order: next };
       }
+      this.recent.delete(id);
     }
     throw new Error(`order ${id}: too much write contention`);
   }
 
   /** Creates the order record; false when one with that id exists already. */
   async create(order: Order, jobs: Effect[]): Promise<boolean> {
-    return this.write(null, 0, order, jobs);
+    const created = await this.write(null, 0, order, jobs);
+    if (created) this.remember({ order, version: 1 });
+    return created;
   }
 
   /** Newest first, one MULTI (ZREVRANGE, ZCARD) and one pipelined read for the page. */
@@ -252,9 +282,29 @@ export class OrderStore {
 
   /** Takes up to `limit` due jobs for `leaseMs`; returns them with the lease score needed to finish them. */
   async claim(now: number, limit: number, leaseMs: number): Promise<{ member: string; lease: number }[]> {
+    return (await this.claimNext(now, limit, leaseMs)).jobs;
+  }
+
+  /**
+   * {@link claim}, also telling when the earliest job left in the schedule falls due (a claimed
+   * job's lease end counts: it comes back then if its worker died); undefined when none is left.
+   */
+  async claimNext(
+    now: number,
+    limit: number,
+    leaseMs: number,
+  ): Promise<{ jobs: { member: string; lease: number }[]; nextDueAt: number | undefined }> {
     const lease = now + leaseMs;
-    const members = (await this.scripts["claimJobs-1"](this.keys.jobs, now, limit, lease)) as string[];
-    return members.map((member) => ({ member, lease }));
+    const [next, ...members] = (await this.scripts["claimJobs-1"](
+      this.keys.jobs,
+      now,
+      limit,
+      lease,
+    )) as string[];
+    return {
+      jobs: members.map((member) => ({ member, lease })),
+      nextDueAt: next ? Number(next) : undefined,
+    };
   }
 
   /** Removes a claimed job (rescheduleAt undefined) or moves it to a later time; no-op if it was rescheduled meanwhile. */

@@ -20,7 +20,11 @@ export interface WorkerOptions {
   leaseMs: number;
   /** Jobs handled at once by this process. */
   concurrency: number;
-  /** Pause between empty polls of the job schedule. */
+  /**
+   * Longest pause between looks at the job schedule. An idle worker sleeps until the earliest job
+   * falls due, or until this process schedules new work (`kick`); this bounds how long it takes
+   * to notice work other processes scheduled.
+   */
   idleDelayMs: number;
 }
 
@@ -30,6 +34,10 @@ const ERROR_RETRY_MS = 2000;
 export class JobWorker {
   private running = false;
   private readonly sleeper = new Sleeper();
+  /** When the current idle sleep ends (0 while working). */
+  private wakeAt = 0;
+  /** The earliest due time of work scheduled here since the last look at the schedule. */
+  private earliestKick = Number.POSITIVE_INFINITY;
   private readonly inFlight = new Map<string, { held: { lease: number }; done: Promise<void> }>();
   private loopDone: Promise<void> = Promise.resolve();
 
@@ -48,6 +56,12 @@ export class JobWorker {
   /** New work was scheduled: look at the schedule now rather than after the idle pause. */
   kick(): void {
     this.sleeper.wake();
+  }
+
+  /** A job falling due at `dueAt` was scheduled: look then, if that is sooner than planned. */
+  kickFor(dueAt: number): void {
+    this.earliestKick = Math.min(this.earliestKick, dueAt);
+    if (dueAt < this.wakeAt) this.sleeper.wake();
   }
 
   /** Stops claiming, lets running jobs finish within `timeoutMs`, hands unfinished ones back. */
@@ -72,10 +86,12 @@ export class JobWorker {
     let redisDown = false;
     while (this.running) {
       let claimed: { member: string; lease: number }[] = [];
+      let nextDueAt: number | undefined;
+      this.earliestKick = Number.POSITIVE_INFINITY;
       const free = concurrency - this.inFlight.size;
       if (free > 0) {
         try {
-          claimed = await store.claim(now(), free, leaseMs);
+          ({ jobs: claimed, nextDueAt } = await store.claimNext(now(), free, leaseMs));
           if (redisDown) log.info("job schedule reachable again");
           redisDown = false;
         } catch (err) {
@@ -91,13 +107,20 @@ export class JobWorker {
         }
         const held = { lease };
         const done = this.handle(member, held).finally(() => {
+          // A worker that was full may take more now.
+          const wasFull = this.inFlight.size >= concurrency;
           this.inFlight.delete(member);
-          this.kick();
+          if (wasFull) this.kick();
         });
         this.inFlight.set(member, { held, done });
       }
-      if (claimed.length === 0 || this.inFlight.size >= concurrency) {
-        await this.sleeper.sleep(redisDown ? 1000 : idleDelayMs);
+      // Fewer jobs than asked for: nothing else is due now, so wait for the next due time.
+      if (claimed.length < free || this.inFlight.size >= concurrency) {
+        const due = Math.min(nextDueAt ?? Number.POSITIVE_INFINITY, this.earliestKick);
+        const pause = redisDown ? 1000 : Math.min(idleDelayMs, Math.max(0, due - now()));
+        this.wakeAt = now() + pause;
+        await this.sleeper.sleep(pause);
+        this.wakeAt = 0;
       }
     }
   }

@@ -29,7 +29,7 @@ export interface DispatcherOptions {
   idleMs?: number;
 }
 
-const HOUSEKEEPING_EVERY_MS = 1000;
+const HOUSEKEEPING_EVERY_MS = 5000;
 
 export class OutgoingDispatcher {
   private running = false;
@@ -95,11 +95,14 @@ export class OutgoingDispatcher {
         await this.sleeper.sleep(1000);
         continue;
       }
-      if (result.taken) {
-        this.send(result.member, result.waitMs);
+      if (result.taken) this.send(result.member, result.waitMs);
+      // After a take, its reply says when the next message may go; look again then (or when kicked).
+      const wait = result.taken ? result.nextWaitMs : result.waitMs;
+      if (result.taken && wait >= 0 && wait <= this.horizonMs) continue;
+      if (wait < 0) {
+        await this.sleeper.sleep(this.idleMs);
         continue;
       }
-      const wait = result.waitMs < 0 ? this.idleMs : result.waitMs;
       // A slot beyond the horizon: wake when it comes within it.
       await this.sleeper.sleep(Math.min(this.idleMs, wait > this.horizonMs ? wait - this.horizonMs : wait));
     }

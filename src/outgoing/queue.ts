@@ -50,7 +50,13 @@ export interface QueuedSpec {
 }
 
 export type TakeResult =
-  | { taken: true; member: string; waitMs: number }
+  | {
+      taken: true;
+      member: string;
+      waitMs: number;
+      /** About when the next message may be taken (ms from now); -1 when no other waits. */
+      nextWaitMs: number;
+    }
   | { taken: false /** ms until something may go; -1 when the queue is empty. */; waitMs: number };
 
 const SCRIPTS = ["takeOutgoing-4"] as const;
@@ -102,8 +108,15 @@ export class OutgoingQueue {
       SCAN,
       opts.horizonMs,
       opts.housekeeping ? "1" : "0",
-    )) as [number, string | number, number?];
-    if (reply[0] === 1) return { taken: true, member: String(reply[1]), waitMs: Number(reply[2] ?? 0) };
+    )) as [number, string | number, number?, number?];
+    if (reply[0] === 1) {
+      return {
+        taken: true,
+        member: String(reply[1]),
+        waitMs: Number(reply[2] ?? 0),
+        nextWaitMs: Number(reply[3] ?? 0),
+      };
+    }
     return { taken: false, waitMs: Number(reply[1]) };
   }
 

@@ -175,7 +175,9 @@ describe("operator tools through the Telegram emulator", () => {
     // chat); the tests start once they are all sent, so the chats answer at once.
     const store = h.app.orders.store;
     await eventually(
-      async () => (await h.app.redis.zrange(store.jobsKey, 0, -1)).every((job) => !job.startsWith("alert:")),
+      async () =>
+        (await h.app.redis.zrange(store.jobsKey, 0, -1)).every((job) => !job.startsWith("alert:")) &&
+        (await h.app.orders.outgoingDepth()) === 0,
       45_000,
       "the operator alerts to go out",
     );

@@ -25,8 +25,9 @@ describe("order lifecycle", () => {
     expect(canMove("expired", "paid")).toBe(true);
   });
 
-  it("schedules pay for a paid order, tracking for a pending one, and a card update for both", () => {
-    expect(types(order("paid"), "quoted")).toEqual(["job:submit", "message:card"]);
+  it("schedules pay for a paid order, and tracking and a card update for a pending one", () => {
+    // The paid card is the bot's answer to the payment itself, sent at once, not queued.
+    expect(types(order("paid", { cardMessageId: 7 }), "quoted")).toEqual(["job:submit"]);
     expect(types(order("pending"), "paid")).toEqual(["job:track", "message:card"]);
     expect(jobsFor(order("pending"), "paid", timing)[0]).toEqual({
       member: `track:${order("paid").id}`,

@@ -203,8 +203,13 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       });
       return;
     }
-    if (r.order?.telegramChargeId === receipt.telegramChargeId && ctx.session.lastQuoteId === r.order.id)
-      ctx.session.lastQuoteId = undefined;
+    if (r.order?.telegramChargeId !== receipt.telegramChargeId) return;
+    if (ctx.session.lastQuoteId === r.order.id) ctx.session.lastQuoteId = undefined;
+    // The answer to the payment: the order card, now paid, at once (later changes are queued).
+    const messageId = await showCard(ctx, r.order, r.order.cardMessageId);
+    if (messageId !== undefined && messageId !== r.order.cardMessageId) {
+      await ctx.deps.orders.setCardMessage(r.order.id, messageId);
+    }
   });
 
   return c;

@@ -17,7 +17,8 @@
   ARGV[5]  horizon (ms): reserve no slot further ahead than this
   ARGV[6]  '1' to do housekeeping first (offer expired leases again, forget idle chats)
 
-  Reply: { 1, message, wait ms until its slot } when one was taken;
+  Reply: { 1, message, wait ms until its slot, wait ms until the next message may be taken
+           (-1: the queue holds no other) } when one was taken;
          { 0, wait ms } when nothing may go yet (-1: the queue is empty).
   The message's chat is the part after the first ':' up to the next ':'.
 ]]
@@ -45,15 +46,31 @@ if slot > now + tonumber(ARGV[5]) then return { 0, slot - now } end
 local entries = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[4]) - 1)
 if #entries == 0 then return { 0, -1 } end
 local earliest = nil
-for _, m in ipairs(entries) do
+for i, m in ipairs(entries) do
   local chat = string.match(m, '^[^:]*:([^:]*)')
   local free = tonumber(redis.call('ZSCORE', KEYS[3], chat) or '0')
   if free <= slot then
     redis.call('ZREM', KEYS[1], m)
     redis.call('ZADD', KEYS[2], slot + tonumber(ARGV[1]), m)
-    redis.call('SET', KEYS[4], slot + tonumber(ARGV[2]), 'PX', 60000)
+    local nextSlot = slot + tonumber(ARGV[2])
+    redis.call('SET', KEYS[4], nextSlot, 'PX', 60000)
     redis.call('ZADD', KEYS[3], slot + tonumber(ARGV[3]), chat)
-    return { 1, m, slot - now }
+    -- When the entry after this one could go (an estimate: it only looks at that one).
+    local after = entries[i + 1]
+    local nextWait = -1
+    if after then
+      local afterChat = string.match(after, '^[^:]*:([^:]*)')
+      local afterFree = nextSlot
+      if afterChat == chat then
+        afterFree = slot + tonumber(ARGV[3])
+      else
+        afterFree = tonumber(redis.call('ZSCORE', KEYS[3], afterChat) or '0')
+      end
+      nextWait = math.max(nextSlot, afterFree) - now
+    elseif #entries >= tonumber(ARGV[4]) then
+      nextWait = 0
+    end
+    return { 1, m, slot - now, nextWait }
   end
   if earliest == nil or free < earliest then earliest = free end
 end
