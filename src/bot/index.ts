@@ -28,6 +28,7 @@ import { createI18n, supportedLocale, translator } from "./i18n.js";
 import { recordPolledPayments, trackUpdates } from "./lifecycle.js";
 import { createLanguageMenu } from "./menus/language.js";
 import { conversationKey, sessionKey } from "./redis-keys.js";
+import { WriteWhenChanged } from "./storage.js";
 import { heldFetch, TelegramHolds } from "./telegram-holds.js";
 
 /** Incoming updates one user may send per window before the rest are dropped. */
@@ -105,7 +106,9 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
       initial: () => ({}),
       getSessionKey: (ctx) =>
         ctx.chat === undefined ? undefined : sessionKey(config.redisPrefix, ctx.chat.id),
-      storage: new RedisAdapter<SessionData>({ instance: redis, ttl: SESSION_TTL_SECONDS }),
+      storage: new WriteWhenChanged(
+        new RedisAdapter<SessionData>({ instance: redis, ttl: SESSION_TTL_SECONDS }),
+      ),
     }),
   );
   guarded.use(i18n.middleware());
@@ -116,7 +119,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
         version: FLOWS_VERSION,
         getStorageKey: (ctx) =>
           ctx.chatId === undefined ? undefined : conversationKey(config.redisPrefix, ctx.chatId),
-        adapter: new RedisAdapter({ instance: redis, ttl: CONVERSATION_TTL_SECONDS }),
+        adapter: new WriteWhenChanged(new RedisAdapter({ instance: redis, ttl: CONVERSATION_TTL_SECONDS })),
       },
       // Api objects inside conversations are built from the client options (limited fetch)
       // without bot.api's transformers: retries are installed here.

@@ -355,7 +355,11 @@ describe("operator tools with 25 orders in mixed states", () => {
   });
 
   it("renders each alert the engine raised, with a button that opens the order", async () => {
-    await eventually(() => h.notifier.alertsOf("refund_needed").length >= 2, 10_000, "refund alerts");
+    await eventually(
+      async () => h.notifier.alertsOf("refund_needed").length >= 2 && (await h.engine.outgoingDepth()) === 0,
+      10_000,
+      "refund alerts, and every other message sent",
+    );
     // Per-order alerts; a low-deposit alert may join them, since the set-up lowers the deposit.
     const kinds = new Set(h.notifier.alerts.filter((a) => a.orderId).map((a) => a.alert.kind));
     expect(kinds).toEqual(new Set(["delivery_failed", "pay_rejected", "refund_needed"]));

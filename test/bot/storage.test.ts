@@ -1,0 +1,46 @@
+import { RedisAdapter } from "@grammyjs/storage-redis";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WriteWhenChanged } from "../../src/bot/storage.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
+
+let redis: Redis;
+beforeAll(() => {
+  redis = testRedis();
+});
+afterAll(async () => {
+  await redis.quit();
+});
+
+async function commandsProcessed(): Promise<number> {
+  return Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
+}
+
+describe("session storage that writes only changes", () => {
+  it("skips writing back a session the update did not change, and writes one it did", async () => {
+    const storage = new WriteWhenChanged(new RedisAdapter<{ n: number }>({ instance: redis, ttl: 60 }));
+    const key = `${uniquePrefix("sess")}session:1`;
+    await storage.write(key, { n: 1 });
+
+    const before = await commandsProcessed();
+    const read = await storage.read(key);
+    await storage.write(key, { n: read!.n });
+    const after = await commandsProcessed();
+    // GET, and the INFO call itself: no SET.
+    expect(after - before).toBe(2);
+
+    await storage.read(key);
+    await storage.write(key, { n: 2 });
+    expect(JSON.parse((await redis.get(key))!)).toEqual({ n: 2 });
+  });
+
+  it("writes a value it never read, and forgets a deleted one", async () => {
+    const storage = new WriteWhenChanged(new RedisAdapter<{ n: number }>({ instance: redis }));
+    const key = `${uniquePrefix("sess")}session:2`;
+    await storage.write(key, { n: 5 });
+    expect(await storage.read(key)).toEqual({ n: 5 });
+    await storage.delete(key);
+    await storage.write(key, { n: 5 });
+    expect(await redis.get(key)).toBe(JSON.stringify({ n: 5 }));
+  });
+});
