@@ -6,7 +6,8 @@ import { recordPayments } from "./bot/features/payments.js";
 import { createBot } from "./bot/index.js";
 import { startBot } from "./bot/lifecycle.js";
 import { createNotifier } from "./bot/notifier.js";
-import { heldFetch, TelegramHolds } from "./bot/telegram-holds.js";
+import { TelegramHolds } from "./bot/telegram-holds.js";
+import { createTelegramTransport } from "./bot/telegram-transport.js";
 import { createCatalogService } from "./catalog/service.js";
 import { type Config, ConfigError, createConfig, secretsOf } from "./config.js";
 import { resellerWebhookHandler } from "./http/reseller-webhook.js";
@@ -64,7 +65,8 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
 
   const holds = new TelegramHolds(redis, config.redisPrefix, logger);
   holds.start();
-  const notifierApi = new Api(config.botToken, { apiRoot: config.telegramApiRoot, fetch: heldFetch(holds) });
+  const transport = createTelegramTransport(holds);
+  const notifierApi = new Api(config.botToken, { apiRoot: config.telegramApiRoot, fetch: transport.fetch });
   configureApi(notifierApi, { metrics });
   const notifier = createNotifier({ api: notifierApi, config, logger, redis });
 
@@ -87,7 +89,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
 
   const bot = createBot(
     { config, logger, redis, orders: ordersService, reseller, catalog, metrics },
-    { holds },
+    { transport },
   );
   const http = await startHttpServer({
     host: config.httpHost,
@@ -134,6 +136,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
           new Promise<void>((resolve) => setTimeout(resolve, 500).unref()),
         ]);
         await holds.stop();
+        await transport.close();
         await redis.quit().catch(() => redis.disconnect());
         logger.info("stopped");
       })();

@@ -29,7 +29,8 @@ import { recordPolledPayments, trackUpdates } from "./lifecycle.js";
 import { createLanguageMenu } from "./menus/language.js";
 import { conversationKey, sessionKey } from "./redis-keys.js";
 import { WriteWhenChanged } from "./storage.js";
-import { heldFetch, TelegramHolds } from "./telegram-holds.js";
+import { TelegramHolds } from "./telegram-holds.js";
+import { createTelegramTransport, type TelegramTransport } from "./telegram-transport.js";
 
 /** Incoming updates one user may send per window before the rest are dropped. */
 export const INCOMING_LIMIT = { updates: 12, windowMs: 4_000 };
@@ -50,8 +51,8 @@ function sequentialKey(ctx: Context): string | undefined {
 export interface CreateBotOptions {
   /** Skip getMe (tests that call `bot.handleUpdate` directly). */
   botInfo?: UserFromGetMe;
-  /** Telegram's 429 holds, shared with the application's other Api (one made here otherwise). */
-  holds?: TelegramHolds;
+  /** The Bot API client (with Telegram's 429 holds), shared with the application's other Api; one is made here otherwise. */
+  transport?: TelegramTransport;
   /** Incoming updates per user per window (default {@link INCOMING_LIMIT}). */
   incoming?: { updates: number; windowMs: number };
 }
@@ -59,10 +60,11 @@ export interface CreateBotOptions {
 /** Builds the bot with every middleware installed; it is not started (see `startBot` in lifecycle.ts). */
 export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotContext> {
   const { config, logger, redis } = deps;
-  const holds = opts.holds ?? new TelegramHolds(redis, config.redisPrefix, logger);
+  const transport =
+    opts.transport ?? createTelegramTransport(new TelegramHolds(redis, config.redisPrefix, logger));
   const bot = new Bot<BotContext>(config.botToken, {
     botInfo: opts.botInfo,
-    client: { apiRoot: config.telegramApiRoot, fetch: heldFetch(holds) },
+    client: { apiRoot: config.telegramApiRoot, fetch: transport.fetch },
   });
   configureApi(bot.api, { metrics: deps.metrics });
   // Payments are recorded as soon as a batch of updates arrives, before it can be confirmed.

@@ -68,6 +68,11 @@ export class TelegramHolds {
     await sub?.quit().catch(() => sub.disconnect());
   }
 
+  /** Whether any hold may still stand (a cheap check before looking at a request's chat). */
+  get any(): boolean {
+    return this.globalUntil > this.now() || this.chatUntil.size > 0;
+  }
+
   /** When sends into `chat` (or, without a chat, any send) may go again: 0 when now. */
   until(chat: Chat | undefined): number {
     const chatHold = chat === undefined ? 0 : (this.chatUntil.get(String(chat)) ?? 0);
@@ -111,58 +116,4 @@ export class TelegramHolds {
     }
     this.chatUntil.set(chat, Math.max(this.chatUntil.get(chat) ?? 0, until));
   }
-}
-
-function chatOf(body: unknown): Chat | undefined {
-  if (typeof body !== "string") return undefined;
-  try {
-    const id = (JSON.parse(body) as { chat_id?: unknown }).chat_id;
-    return typeof id === "number" || typeof id === "string" ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The bot's HTTP client for the Bot API: waits out a standing hold before a send into a chat,
- * and records the hold a 429 announces. Installed as the client's `fetch`, so it also covers the
- * Api objects conversations build from the client options, and counts each real request once
- * (a transformer inside a conversation would also run on every replay). @grammyjs/auto-retry
- * then repeats the call after `retry_after`.
- */
-export function heldFetch(holds: TelegramHolds): typeof fetch {
-  return async (input, init) => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    const method = url.slice(url.lastIndexOf("/") + 1).split("?")[0] ?? "";
-    const sends = CHAT_SEND_METHODS.has(method);
-    const chat = sends ? chatOf(init?.body) : undefined;
-    if (sends) await holds.wait(chat);
-    // grammY passes an AbortSignal from a polyfill; bridge it to a native one for Node's fetch.
-    const { signal, ...rest } = init ?? {};
-    const controller = new AbortController();
-    const foreign = signal as unknown as
-      | {
-          aborted: boolean;
-          addEventListener(t: string, f: () => void): void;
-          removeEventListener(t: string, f: () => void): void;
-        }
-      | undefined;
-    const abort = () => controller.abort();
-    if (foreign?.aborted) controller.abort();
-    foreign?.addEventListener("abort", abort);
-    try {
-      const res = await fetch(input, { ...(rest as RequestInit), signal: controller.signal });
-      if (res.status === 429) {
-        const body = (await res
-          .clone()
-          .json()
-          .catch(() => null)) as { parameters?: { retry_after?: number } } | null;
-        const retryAfter = body?.parameters?.retry_after;
-        if (typeof retryAfter === "number") holds.note(chat, retryAfter);
-      }
-      return res;
-    } finally {
-      foreign?.removeEventListener("abort", abort);
-    }
-  };
 }

@@ -1,6 +1,9 @@
+import { Api, GrammyError } from "grammy";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTelegramEmulator } from "../../sandbox/telegram/index.js";
 import { TelegramHolds } from "../../src/bot/telegram-holds.js";
+import { createTelegramTransport } from "../../src/bot/telegram-transport.js";
 import { createLogger } from "../../src/logger.js";
 import { eventually } from "../helpers/recording-notifier.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -48,5 +51,34 @@ describe("Telegram's 429 holds", () => {
     expect(holds.until(3)).toBe(0);
     holds.note(3, 2);
     expect(holds.until(99)).toBeGreaterThan(Date.now());
+  });
+
+  it("records the retry_after of a 429 from Telegram as a hold on that chat, and sends again after it", async () => {
+    const token = "123456:HoldsTestToken";
+    const emulator = await startTelegramEmulator({
+      token,
+      rateLimits: { globalPerSecond: 30, perChatPerSecond: 1 },
+    });
+    const holds = new TelegramHolds(undefined, uniquePrefix("holds"), logger);
+    const transport = createTelegramTransport(holds);
+    const api = new Api(token, { apiRoot: emulator.apiRoot, fetch: transport.fetch });
+    const customer = emulator.user({ id: 77, username: "held_buyer", languageCode: "en" });
+    await customer.sendText("/start");
+    try {
+      await api.sendMessage(77, "first");
+      const refused = await api.sendMessage(77, "second").catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(GrammyError);
+      expect((refused as GrammyError).error_code).toBe(429);
+      const heldUntil = holds.until(77);
+      expect(heldUntil).toBeGreaterThan(Date.now());
+      expect(holds.until(78)).toBe(0);
+      // The next send into that chat waits out the hold by itself, and then goes through.
+      const sent = await api.sendMessage(77, "third");
+      expect(sent.text).toBe("third");
+      expect(Date.now()).toBeGreaterThanOrEqual(heldUntil);
+    } finally {
+      await transport.close();
+      await emulator.close();
+    }
   });
 });
