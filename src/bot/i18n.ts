@@ -23,7 +23,7 @@ export function isLocale(v: unknown): v is Locale {
  * (kept in the session), else the user's Telegram language when supported, else DEFAULT_LOCALE.
  */
 export function createI18n(config: Pick<Config, "defaultLocale">): I18n<BotContext> {
-  return new I18n<BotContext>({
+  const i18n = new I18n<BotContext>({
     defaultLocale: config.defaultLocale,
     directory: LOCALES_DIR,
     useSession: true,
@@ -37,6 +37,29 @@ export function createI18n(config: Pick<Config, "defaultLocale">): I18n<BotConte
       return supportedLocale(ctx.from?.language_code) ?? config.defaultLocale;
     },
   });
+  rememberBundleChoice(i18n);
+  return i18n;
+}
+
+/**
+ * Every translation asks Fluent which bundles fit the locale (`negotiateLanguages` over every
+ * bundle), about fifty times per order. The bundles are fixed once the locales are loaded, so the
+ * answer for a locale is remembered.
+ */
+function rememberBundleChoice(i18n: I18n<BotContext>): void {
+  const fluent = i18n.fluent as unknown as { matchBundles?: (locales: string[]) => unknown };
+  const match = fluent.matchBundles;
+  if (typeof match !== "function") return;
+  const chosen = new Map<string, unknown>();
+  fluent.matchBundles = (locales: string[]) => {
+    const key = locales.join(",");
+    let bundles = chosen.get(key);
+    if (bundles === undefined) {
+      bundles = match.call(fluent, locales);
+      chosen.set(key, bundles);
+    }
+    return bundles;
+  };
 }
 
 /** A translator bound to one locale, for conversations, the notifier and pure builders. */

@@ -114,7 +114,10 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     }),
   );
   guarded.use(i18n.middleware());
-  guarded.use(
+  // Flows live in chats: updates without one (pre-checkout queries) skip the flow state entirely.
+  const inChat = (ctx: BotContext) => ctx.chatId !== undefined;
+  guarded.filter(
+    inChat,
     conversations<BotContext, FlowContext>({
       storage: {
         type: "key",
@@ -140,7 +143,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     if (Object.keys(ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
     await next();
   });
-  guarded.use(leaveFlows);
+  guarded.filter(inChat, leaveFlows);
   guarded.use(
     createOperatorFeature({
       config,
@@ -159,7 +162,8 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     [GAME_FLOW, createGameFlow(flowDeps)],
   ] as const;
   for (const [id, builder] of flows) {
-    guarded.use(
+    guarded.filter(
+      inChat,
       createConversation<BotContext, FlowContext>(builder, { id, maxMillisecondsToWait: FLOW_IDLE_MS }),
     );
   }
