@@ -28,8 +28,8 @@ import type { Answer, Question, Step } from "./steps.js";
  * through `conversation.external`; the number of waits per conversation is bounded.
  */
 
-/** Bump when a flow's questions or their order change: stored conversations of an older version are dropped. */
-export const FLOWS_VERSION = 1;
+/** Bump when a flow's questions, their order or what its steps log change: stored conversations of an older version are dropped. */
+export const FLOWS_VERSION = 2;
 
 /** A conversation never waits for more than this many updates (bounds the replay log). */
 export const MAX_WAITS = 80;
@@ -102,17 +102,23 @@ export class FlowRun {
     const other = { parse_mode: "HTML" as const, reply_markup: keyboard };
     const target = this.editId;
     this.editId = undefined;
-    if (target !== undefined) {
-      try {
-        await this.ctx.api.editMessageText(this.chatId, target, text, other);
-        return target;
-      } catch (err) {
-        if (isNotModified(err)) return target;
-        this.deps.logger.debug({ err }, "could not edit the flow message; sending a new one");
+    const chatId = this.chatId;
+    const logger = this.deps.logger;
+    // Sent outside the flow's replay log, which keeps only the message id (a whole Message in the
+    // log is about a kilobyte, read and written back at every step).
+    return this.conversation.external(async (octx) => {
+      if (target !== undefined) {
+        try {
+          await octx.api.editMessageText(chatId, target, text, other);
+          return target;
+        } catch (err) {
+          if (isNotModified(err)) return target;
+          logger.debug({ err }, "could not edit the flow message; sending a new one");
+        }
       }
-    }
-    const sent = await this.ctx.api.sendMessage(this.chatId, text, other);
-    return sent.message_id;
+      const sent = await octx.api.sendMessage(chatId, text, other);
+      return sent.message_id;
+    });
   }
 
   /** Stops the spinner of the button that led here, now that its result is shown. */
