@@ -112,6 +112,11 @@ export class OutgoingDispatcher {
     const { queue, log } = this.opts;
     const p = (async () => {
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+      if (!this.running) {
+        // Stopping: a message still waiting for its slot goes back for another process (or the next start).
+        await queue.release(member).catch(() => {});
+        return;
+      }
       // A send can outlast its lease (Telegram slow to answer): extend it while it runs.
       const renewal = setInterval(
         () => void queue.renew(member, this.leaseMs).catch(() => {}),
