@@ -22,6 +22,8 @@ export interface ReleaseResult {
   orders: number;
   /** Release → the last customer's final message. */
   seconds: number;
+  /** Release → the first final message (webhooks taken, orders read, first send). */
+  firstFinalSeconds: number;
   idealSeconds: number;
   /** Ideal (N ÷ 30 s) divided by the actual time: 1 is Telegram's ceiling. */
   idealOverActual: number;
@@ -29,6 +31,8 @@ export interface ReleaseResult {
   telegram429: number;
   /** Of those, sends into the walking customer's chat that were refused. */
   refusedWalkerSends: number;
+  /** Sends into the chat of the customer walking alone that were refused (429). */
+  refusedAloneSends: number;
   lost: number;
   sentTwice: number;
   /** The last final message → the last card edit to "Delivered." */
@@ -48,10 +52,23 @@ function core(emulator: TelegramEmulator): EmulatorCore {
   return c;
 }
 
-async function walkAlone(stack: Stack, followMs: number): Promise<Walk> {
+/** Sends (sendMessage, sendInvoice) into `chat` the emulator refused since `since`. */
+function refusedSends(stack: Stack, chat: number, since: number): number {
+  return core(stack.emulator).recorded.filter(
+    (c) =>
+      !c.ok &&
+      c.at >= since &&
+      Number(c.payload.chat_id) === chat &&
+      (c.method === "sendMessage" || c.method === "sendInvoice"),
+  ).length;
+}
+
+async function walkAlone(stack: Stack, followMs: number): Promise<{ walk: Walk; refused: number }> {
   const id = nextUserId();
+  const since = Date.now();
   const user = stack.emulator.user({ id, username: `walker_${id}`, languageCode: "en" });
-  return walkStarsFlow(user, { patienceMs: 30_000, followMs });
+  const walk = await walkStarsFlow(user, { patienceMs: 30_000, followMs });
+  return { walk, refused: refusedSends(stack, id, since) };
 }
 
 export async function release(count: number, opts: { walker: boolean }): Promise<ReleaseResult> {
@@ -59,7 +76,7 @@ export async function release(count: number, opts: { walker: boolean }): Promise
   try {
     // The walk alone, same limits, before any of the release's orders exist; it waits for its own
     // final message so that nothing of it is left for the release.
-    let walkBefore: Walk | undefined;
+    let walkBefore: { walk: Walk; refused: number } | undefined;
     if (opts.walker) {
       stack.emulator.setRateLimits(LIMITS);
       walkBefore = await walkAlone(stack, 30_000);
@@ -129,29 +146,22 @@ export async function release(count: number, opts: { walker: boolean }): Promise
       peak = Math.max(peak, i - j + 1);
     }
     const seconds = (last - t0) / 1000;
-    const refusedWalkerSends =
-      walkerId === undefined
-        ? 0
-        : recorded.filter(
-            (c) =>
-              !c.ok &&
-              c.at >= t0 &&
-              Number(c.payload.chat_id) === walkerId &&
-              (c.method === "sendMessage" || c.method === "sendInvoice"),
-          ).length;
+    const refusedWalkerSends = walkerId === undefined ? 0 : refusedSends(stack, walkerId, t0);
     return {
       orders: count,
       seconds,
+      firstFinalSeconds: sorted.length ? (sorted[0]! - t0) / 1000 : Number.NaN,
       idealSeconds: ideal,
       idealOverActual: ideal / seconds,
       telegram429: stack.emulator.stats().rateLimited - limitedBefore,
       refusedWalkerSends,
+      refusedAloneSends: walkBefore?.refused ?? 0,
       lost: count - finals.size,
       sentTwice: [...finals.values()].filter((t) => t.length > 1).length,
       cardTrailSeconds: lastCardEdit ? (lastCardEdit - last) / 1000 : Number.NaN,
       cardsNotUpdated: count - cardsDone.size,
       peakFinalsPerSecond: peak,
-      ...(walkBefore ? { walkAlone: walkBefore } : {}),
+      ...(walkBefore ? { walkAlone: walkBefore.walk } : {}),
       ...(walkDuring ? { walkDuring } : {}),
     };
   } finally {
