@@ -110,6 +110,9 @@ function walkRows(alone: Walk | undefined, during: Walk | undefined): string[][]
   ];
 }
 
+const logLine = (l: { warnings: number; errors: number; top: string }) =>
+  `Bot log: ${fmt(l.warnings, 0)} warnings, ${fmt(l.errors, 0)} errors${l.top ? ` (${l.top})` : ""}\n`;
+
 const started = new Date();
 process.stdout.write(
   `Benchmarks on ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${mb(totalmem())} RAM, Node ${process.version}${quick ? " (quick)" : ""}\n`,
@@ -133,6 +136,7 @@ if (runs("rush")) {
       .map(([c, k]) => `${c} ${fmt(k, 0)}`)
       .join(", ");
     process.stdout.write(`Redis commands per order by command: ${top}\n`);
+    process.stdout.write(logLine(shop.log));
     if (Object.keys(shop.stoppedAt).length > 0) {
       process.stdout.write(
         `customers who gave up (no answer within 30 s), by action: ${Object.entries(shop.stoppedAt)
@@ -181,6 +185,7 @@ if (runs("release")) {
       ],
     ],
   );
+  process.stdout.write(logLine(r.log));
 }
 
 if (runs("intake")) {

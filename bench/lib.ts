@@ -170,3 +170,40 @@ export function dur(ms: number): string {
   if (!Number.isFinite(ms)) return "—";
   return ms >= 1000 ? `${fmt(ms / 1000, 1)} s` : `${fmt(ms, 0)} ms`;
 }
+
+/** Counts a bot's log lines at warn (40) and above, by message, from its output as it is written. */
+export function logTally() {
+  const counts = new Map<string, number>();
+  let warnings = 0;
+  let errors = 0;
+  let carry = "";
+  return {
+    feed(chunk: string): void {
+      const lines = (carry + chunk).split("\n");
+      carry = lines.pop() ?? "";
+      for (const line of lines) {
+        if (!line.startsWith("{")) continue;
+        let entry: { level?: unknown; msg?: unknown; err?: { message?: unknown } };
+        try {
+          entry = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (typeof entry.level !== "number" || entry.level < 40) continue;
+        if (entry.level >= 50) errors += 1;
+        else warnings += 1;
+        const err = entry.err?.message === undefined ? "" : `: ${String(entry.err.message).slice(0, 80)}`;
+        const key = `${entry.level >= 50 ? "error" : "warn"} "${String(entry.msg ?? "")}${err}"`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+    },
+    summary(): { warnings: number; errors: number; top: string } {
+      const top = [...counts.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 4)
+        .map(([k, n]) => `${k} ×${n}`)
+        .join("; ");
+      return { warnings, errors, top };
+    },
+  };
+}

@@ -8,7 +8,7 @@
 import type { EmulatorCore } from "../sandbox/telegram/core.js";
 import type { TelegramEmulator } from "../sandbox/telegram/index.js";
 import { placePaidOrders } from "./delivery.js";
-import { sleep } from "./lib.js";
+import { logTally, sleep } from "./lib.js";
 import { nextUserId, type Stack, startStack } from "./stack.js";
 import { type Walk, walkStarsFlow } from "./walk.js";
 
@@ -43,6 +43,8 @@ export interface ReleaseResult {
   peakFinalsPerSecond: number;
   walkAlone?: Walk;
   walkDuring?: Walk;
+  /** The bot's log lines at warn and error over the whole phase, and the most frequent. */
+  log: { warnings: number; errors: number; top: string };
 }
 
 /** The emulator's state read in place: the public accessors copy every call on each read. */
@@ -72,7 +74,8 @@ async function walkAlone(stack: Stack, followMs: number): Promise<{ walk: Walk; 
 }
 
 export async function release(count: number, opts: { walker: boolean }): Promise<ReleaseResult> {
-  const stack = await startStack({ webhooks: true, pollIntervalSeconds: 3 });
+  const log = logTally();
+  const stack = await startStack({ webhooks: true, pollIntervalSeconds: 3, onBotOutput: log.feed });
   try {
     // The walk alone, same limits, before any of the release's orders exist; it waits for its own
     // final message so that nothing of it is left for the release.
@@ -163,6 +166,7 @@ export async function release(count: number, opts: { walker: boolean }): Promise
       peakFinalsPerSecond: peak,
       ...(walkBefore ? { walkAlone: walkBefore.walk } : {}),
       ...(walkDuring ? { walkDuring } : {}),
+      log: log.summary(),
     };
   } finally {
     await stack.close();

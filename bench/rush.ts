@@ -11,6 +11,7 @@ import { compileForNode } from "./compile.js";
 import {
   commandStats,
   diffStats,
+  logTally,
   percentile,
   processCpuMs,
   processRssSampler,
@@ -67,6 +68,8 @@ export interface RushResult {
   seconds: number;
   /** Where customers who did not get through stopped, by action. */
   stoppedAt: Record<string, number>;
+  /** The bot's log lines at warn and error during the rush, and the most frequent. */
+  log: { warnings: number; errors: number; top: string };
 }
 
 export interface FloorResult {
@@ -116,7 +119,13 @@ function cpuTimeline(pid: number | undefined, everyMs = 100) {
 }
 
 export async function shopRush(customers: number): Promise<RushResult> {
-  const stack = await startStack({ webhooks: true, deliveryDelayMs: 200, probe: true });
+  const log = logTally();
+  const stack = await startStack({
+    webhooks: true,
+    deliveryDelayMs: 200,
+    probe: true,
+    onBotOutput: log.feed,
+  });
   try {
     const pid = stack.bot.child.pid;
     const users = Array.from({ length: customers }, () => {
@@ -195,6 +204,7 @@ export async function shopRush(customers: number): Promise<RushResult> {
       answeringSeconds: (lastAnswer - t0) / 1000,
       seconds: (end - t0) / 1000,
       stoppedAt,
+      log: log.summary(),
     };
   } finally {
     await stack.close();
