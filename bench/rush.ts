@@ -197,10 +197,9 @@ export async function shopRush(customers: number): Promise<RushResult> {
       redisByCommandPerOrder: Object.fromEntries([...diff].map(([c, n]) => [c, perOrder(n)])),
       cardPaid: spreadStats(walks.flatMap((w) => (w.cardPaidMs === undefined ? [] : [w.cardPaidMs]))),
       final: spreadStats(walks.flatMap((w) => (w.finalMs === undefined ? [] : [w.finalMs]))),
-      cardDeliveredMaxMs: Math.max(
-        Number.NaN,
-        ...walks.flatMap((w) => (w.cardDeliveredMs === undefined ? [] : [w.cardDeliveredMs])),
-      ),
+      cardDeliveredMaxMs: spreadStats(
+        walks.flatMap((w) => (w.cardDeliveredMs === undefined ? [] : [w.cardDeliveredMs])),
+      ).maxMs,
       answeringSeconds: (lastAnswer - t0) / 1000,
       seconds: (end - t0) / 1000,
       stoppedAt,
