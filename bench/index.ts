@@ -1,120 +1,252 @@
 /**
  * `npm run bench`: every figure of BENCHMARKS.md, measured on this machine against the project's
  * own emulators and a private Redis (all traffic stays on 127.0.0.1). Prints tables and writes
- * bench/results.json. `--quick` runs smaller sizes (a smoke run, not figures to quote).
+ * bench/results.json. `--quick` runs smaller sizes (a smoke run, not figures to quote);
+ * `--only rush,release,intake,versus,engine` runs some phases only.
+ *
+ * The machine may be shared and noisy: only figures of the same run compare, which is why every
+ * rush is printed beside the floor (a bare grammY + runner bot) measured right before it.
  */
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { describeBurst, notificationBurst, webhookIntake, webhookVersusPolling } from "./delivery.js";
+import { webhookIntake, webhookVersusPolling } from "./delivery.js";
 import { engineCommandsPerOrder } from "./engine-cost.js";
-import { fmt, mb, printTable } from "./lib.js";
-import { bareThroughput, shopThroughput, type ThroughputResult } from "./throughput.js";
+import { dur, fmt, mb, printGrid, printTable } from "./lib.js";
+import { release, WALKER_DELAY_MS } from "./release.js";
+import { ANSWER_GOAL_MS, type FloorResult, floorRush, type RushResult, shopRush } from "./rush.js";
+import { ACTIONS, type Walk } from "./walk.js";
 
 const quick = process.argv.includes("--quick");
-const argNumber = (name: string, def: number) => {
+const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : def;
+  return i >= 0 ? process.argv[i + 1] : undefined;
 };
+const argNumber = (name: string, def: number) => Number(arg(name) ?? def);
 const sizes = {
-  customers: argNumber("customers", quick ? 20 : 200),
-  burst: argNumber("burst", quick ? 60 : 1000),
+  rush: (arg("rush") ?? (quick ? "20,100" : "200,1000")).split(",").map(Number),
+  release: argNumber("release", quick ? 60 : 1000),
   webhooks: argNumber("webhooks", quick ? 50 : 500),
   versus: argNumber("versus", quick ? 20 : 200),
+  engine: argNumber("engine", quick ? 20 : 200),
 };
+const only = arg("only")?.split(",");
+const runs = (phase: string) => !only || only.includes(phase);
 
-function throughputRows(label: string, r: ThroughputResult, floor?: ThroughputResult): [string, string][] {
-  const rows: [string, string][] = [
-    [`${label}: updates/s`, fmt(r.updatesPerSecond)],
+const ms3 = (a: number, b: number, c: number) =>
+  [a, b, c].every((x) => !Number.isFinite(x) || x < 1000) && [a, b, c].some(Number.isFinite)
+    ? `${[a, b, c].map((x) => (Number.isFinite(x) ? fmt(x, 0) : "never")).join(" / ")} ms`
+    : [a, b, c].map((x) => (Number.isFinite(x) ? dur(x) : "never")).join(" / ");
+const of = (n: number, total: number) => `${fmt(n, 0)} of ${fmt(total, 0)}`;
+const ratio = (a: number, b: number) => `×${fmt(a / b, 1)}`;
+
+function rushRows(r: RushResult, f: FloorResult): string[][] {
+  return [
     [
-      `${label}: answer p50 / p95 / p99`,
-      `${fmt(r.answerP50Ms, 0)} / ${fmt(r.answerP95Ms, 0)} / ${fmt(r.answerP99Ms, 0)} ms`,
+      `customers without an answer within ${ANSWER_GOAL_MS / 1000} s`,
+      of(r.withoutAnswer, r.customers),
+      of(f.withoutAnswer, f.customers),
+      "0",
     ],
-    [`${label}: peak RSS of the bot process`, mb(r.peakRssBytes)],
+    ["customers who never got to a price", of(r.neverPriced, r.customers), "", "0"],
+    [
+      "action → answer p50 / p95 / p99",
+      ms3(r.answerP50Ms, r.answerP95Ms, r.answerP99Ms),
+      ms3(f.answerP50Ms, f.answerP95Ms, f.answerP99Ms),
+      r.customers <= 200 ? "p99 ≤ 1 s" : "",
+    ],
+    [
+      "bot CPU per update",
+      `${fmt(r.cpuPerUpdateMs, 2)} ms (${ratio(r.cpuPerUpdateMs, f.cpuPerUpdateMs)} the floor)`,
+      `${fmt(f.cpuPerUpdateMs, 2)} ms`,
+      "≤ 2× the floor (aim 1.5×)",
+    ],
+    [
+      "  counting only until the last answer",
+      `${fmt(r.cpuPerUpdateAnsweringMs, 2)} ms (${ratio(r.cpuPerUpdateAnsweringMs, f.cpuPerUpdateMs)})`,
+      "",
+      "",
+    ],
+    ["Redis commands per order (incl. inside Lua)", fmt(r.redisCommandsPerOrder, 0), "", "≤ 30"],
+    [
+      "  sent by the bot / round trips, per order",
+      `${fmt(r.clientCommandsPerOrder, 0)} / ${fmt(r.clientRoundTripsPerOrder, 0)}`,
+      "",
+      "",
+    ],
+    [
+      "peak RSS of the bot process",
+      mb(r.peakRssBytes),
+      mb(f.peakRssBytes),
+      r.customers >= 1000 ? "≤ 150 MB" : "",
+    ],
+    ["paid / orders completed (final + card)", `${fmt(r.paid, 0)} / ${fmt(r.completed, 0)}`, "", ""],
+    [
+      "payment → card says paid p50 / p95 / max",
+      ms3(r.cardPaid.p50Ms, r.cardPaid.p95Ms, r.cardPaid.maxMs),
+      "",
+      "",
+    ],
+    ["payment → final message p50 / p95 / max", ms3(r.final.p50Ms, r.final.p95Ms, r.final.maxMs), "", ""],
+    [
+      "updates handled; last answer / all done after",
+      `${fmt(r.updates, 0)}; ${fmt(r.answeringSeconds)} s / ${fmt(r.seconds)} s`,
+      `${fmt(f.updates, 0)}; ${fmt(f.seconds)} s`,
+      "",
+    ],
   ];
-  if (Number.isFinite(r.ordersPerSecond)) {
-    rows.push([`${label}: orders completed/s`, fmt(r.ordersPerSecond, 2)]);
-    rows.push([`${label}: Redis commands per order`, fmt(r.redisCommandsPerOrder, 0)]);
-    rows.push([`${label}: customers that failed`, fmt(r.failed, 0)]);
-  }
-  if (floor) {
-    rows.push([
-      `${label}: updates/s as a share of the floor`,
-      `${fmt((100 * r.updatesPerSecond) / floor.updatesPerSecond)} %`,
-    ]);
-    rows.push([`${label}: p50 answer vs the floor`, `×${fmt(r.answerP50Ms / floor.answerP50Ms, 2)}`]);
-  }
-  return rows;
 }
+
+function walkRows(alone: Walk | undefined, during: Walk | undefined): string[][] {
+  const cell = (w: Walk | undefined, i: number) => {
+    const a = w?.answers[i];
+    if (a === undefined) return w ? "(not reached)" : "—";
+    return Number.isFinite(a) ? dur(a) : "not answered";
+  };
+  const opt = (v: number | undefined) => (v === undefined ? "not within the wait" : dur(v));
+  return [
+    ...ACTIONS.map((a, i) => [a, cell(alone, i), cell(during, i)]),
+    ["payment → card says paid", opt(alone?.cardPaidMs), opt(during?.cardPaidMs)],
+    ["payment → final message", opt(alone?.finalMs), opt(during?.finalMs)],
+  ];
+}
+
+const logLine = (l: { warnings: number; errors: number; top: string }) =>
+  `Bot log: ${fmt(l.warnings, 0)} warnings, ${fmt(l.errors, 0)} errors${l.top ? ` (${l.top})` : ""}\n`;
 
 const started = new Date();
 process.stdout.write(
   `Benchmarks on ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${mb(totalmem())} RAM, Node ${process.version}${quick ? " (quick)" : ""}\n`,
 );
+const results: Record<string, unknown> = {};
 
-const floor = await bareThroughput(sizes.customers);
-const lifted = await shopThroughput(sizes.customers, true);
-const limited = await shopThroughput(sizes.customers, false);
-printTable(`1. Update throughput: ${sizes.customers} customers buy Stars at once (emulator limits off)`, [
-  ...throughputRows("bare grammY (floor)", floor),
-  ...throughputRows("shop, own limiter lifted", lifted, floor),
-  ...throughputRows("shop as deployed (30 msg/s limiter)", limited, floor),
-]);
+if (runs("rush")) {
+  const rushes: { floor: FloorResult; shop: RushResult }[] = [];
+  for (const n of sizes.rush) {
+    const floor = await floorRush(n);
+    const shop = await shopRush(n);
+    rushes.push({ floor, shop });
+    printGrid(
+      `1. Rush: ${fmt(n, 0)} customers start the Stars flow within one second (emulator limits off)`,
+      ["", "shop as deployed", "bare grammY (floor)", "goal"],
+      rushRows(shop, floor),
+    );
+    const top = Object.entries(shop.redisByCommandPerOrder)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 10)
+      .map(([c, k]) => `${c} ${fmt(k, 0)}`)
+      .join(", ");
+    process.stdout.write(`Redis commands per order by command: ${top}\n`);
+    process.stdout.write(logLine(shop.log));
+    if (Object.keys(shop.stoppedAt).length > 0) {
+      process.stdout.write(
+        `customers who gave up (no answer within 30 s), by action: ${Object.entries(shop.stoppedAt)
+          .map(([a, k]) => `${a} ${k}`)
+          .join(", ")}\n`,
+      );
+    }
+  }
+  results.rush = rushes;
+}
 
-const burst = await notificationBurst(sizes.burst);
-printTable(
-  `2. Notification burst: ${sizes.burst} orders delivered at the same moment (30/s, 1/s per chat)`,
-  describeBurst(burst),
-);
-
-const intake = await webhookIntake(sizes.webhooks);
-printTable(`3. Webhook intake: ${sizes.webhooks} signed delivery webhooks`, [
-  ["webhooks accepted per second", fmt(intake.perSecond)],
-  ["answer p50 / p99", `${fmt(intake.answerP50Ms, 0)} / ${fmt(intake.answerP99Ms, 0)} ms`],
-  [
-    "webhook → customer's message p50 / p99",
-    `${fmt(intake.toMessageP50Ms, 0)} / ${fmt(intake.toMessageP99Ms, 0)} ms`,
-  ],
-  ["messages lost", fmt(intake.lost, 0)],
-]);
-
-const versus = await webhookVersusPolling(sizes.versus);
-printTable(`4. Completion → customer's message for ${sizes.versus} orders`, [
-  [
-    "webhooks on: p50 / p95 / max",
-    `${fmt(versus.webhooks!.p50Ms, 0)} / ${fmt(versus.webhooks!.p95Ms, 0)} / ${fmt(versus.webhooks!.maxMs, 0)} ms`,
-  ],
-  [
-    "polling only: p50 / p95 / max",
-    `${fmt(versus.polling!.p50Ms, 0)} / ${fmt(versus.polling!.p95Ms, 0)} / ${fmt(versus.polling!.maxMs, 0)} ms`,
-  ],
-  ["lost (webhooks / polling)", `${versus.webhooks!.lost} / ${versus.polling!.lost}`],
-]);
-
-const cost = await engineCommandsPerOrder(quick ? 20 : 200);
-const roundTrips = ["evalsha", "hmget", "hget", "get", "set", "multi", "exec", "zrevrange", "zcard"]
-  .map((c) => cost.byCommand[c] ?? 0)
-  .reduce((a, b) => a + b, 0);
-printTable(
-  `5. Orders engine alone: Redis cost of one order, quote to final notification (${cost.orders} orders)`,
-  [
-    ["commands Redis executed per order (incl. inside Lua scripts)", fmt(cost.perOrder)],
-    ["client round trips per order", fmt(roundTrips)],
+if (runs("release")) {
+  const r = await release(sizes.release, { walker: true });
+  results.release = r;
+  printGrid(
+    `2. Release: ${fmt(r.orders, 0)} paid orders delivered at once (emulator enforcing 30/s, 1/s per chat)`,
+    ["", "figure", "goal"],
     [
-      "by command",
-      Object.entries(cost.byCommand)
-        .filter(([c]) => c !== "info")
-        .sort((a, b) => b[1] - a[1])
-        .map(([c, n]) => `${c} ${fmt(n)}`)
-        .join(", "),
+      ["time until every customer had the final message", `${fmt(r.seconds)} s`, ""],
+      ["  the first final message went out after", `${fmt(r.firstFinalSeconds, 2)} s`, ""],
+      [
+        `ideal (${fmt(r.orders, 0)} ÷ 30 = ${fmt(r.idealSeconds)} s) ÷ actual`,
+        fmt(r.idealOverActual, 2),
+        "≥ 0.95",
+      ],
+      [
+        "429s the emulator answered (of them into the walking customer's chat)",
+        `${fmt(r.telegram429, 0)} (${fmt(r.refusedWalkerSends, 0)})`,
+        "0",
+      ],
+      ["final messages lost / sent twice", `${fmt(r.lost, 0)} / ${fmt(r.sentTwice, 0)}`, "0 / 0"],
+      ["most final messages in one second", fmt(r.peakFinalsPerSecond, 0), "≤ 30"],
+      ["card updates trail: last final → last card edit", `${fmt(r.cardTrailSeconds)} s`, ""],
+      ['cards never edited to "Delivered."', fmt(r.cardsNotUpdated, 0), "0"],
     ],
-  ],
-);
+  );
+  printGrid(
+    `2b. A customer walks the Stars flow ${WALKER_DELAY_MS / 1000} s into the release, and alone before it (same limits)`,
+    ["action → answer", "alone", "during the release"],
+    [
+      ...walkRows(r.walkAlone, r.walkDuring),
+      [
+        "bot's sends into their chat refused (429)",
+        fmt(r.refusedAloneSends, 0),
+        fmt(r.refusedWalkerSends, 0),
+      ],
+    ],
+  );
+  process.stdout.write(logLine(r.log));
+}
+
+if (runs("intake")) {
+  const intake = await webhookIntake(sizes.webhooks);
+  results.intake = intake;
+  printTable(`3. Webhook intake: ${sizes.webhooks} signed delivery webhooks`, [
+    ["webhooks accepted per second", fmt(intake.perSecond)],
+    ["answer p50 / p99", `${fmt(intake.answerP50Ms, 0)} / ${fmt(intake.answerP99Ms, 0)} ms`],
+    [
+      "webhook → customer's message p50 / p99",
+      `${fmt(intake.toMessageP50Ms, 0)} / ${fmt(intake.toMessageP99Ms, 0)} ms`,
+    ],
+    ["messages lost", fmt(intake.lost, 0)],
+  ]);
+}
+
+if (runs("versus")) {
+  const versus = await webhookVersusPolling(sizes.versus);
+  results.versus = versus;
+  printTable(`4. Completion → customer's message for ${sizes.versus} orders`, [
+    [
+      "webhooks on: p50 / p95 / max",
+      `${fmt(versus.webhooks!.p50Ms, 0)} / ${fmt(versus.webhooks!.p95Ms, 0)} / ${fmt(versus.webhooks!.maxMs, 0)} ms`,
+    ],
+    [
+      "polling only: p50 / p95 / max",
+      `${fmt(versus.polling!.p50Ms, 0)} / ${fmt(versus.polling!.p95Ms, 0)} / ${fmt(versus.polling!.maxMs, 0)} ms`,
+    ],
+    ["lost (webhooks / polling)", `${versus.webhooks!.lost} / ${versus.polling!.lost}`],
+  ]);
+}
+
+if (runs("engine")) {
+  const cost = await engineCommandsPerOrder(sizes.engine);
+  results.engineCost = cost;
+  printTable(
+    `5. Orders engine alone: Redis cost of one order, quote to final notification (${cost.orders} orders)`,
+    [
+      ["commands Redis executed per order (incl. inside Lua scripts)", fmt(cost.perOrder)],
+      [
+        "commands the engine sent / round trips, per order",
+        `${fmt(cost.clientCommandsPerOrder)} / ${fmt(cost.roundTripsPerOrder)}`,
+      ],
+      [
+        "by command",
+        Object.entries(cost.byCommand)
+          .filter(([c]) => c !== "info")
+          .sort((a, b) => b[1] - a[1])
+          .map(([c, n]) => `${c} ${fmt(n)}`)
+          .join(", "),
+      ],
+    ],
+  );
+}
 
 writeFileSync(
   "bench/results.json",
   `${JSON.stringify(
     {
       startedAt: started.toISOString(),
+      seconds: (Date.now() - started.getTime()) / 1000,
       machine: {
         cpus: cpus().length,
         model: cpus()[0]?.model,
@@ -123,15 +255,11 @@ writeFileSync(
       },
       quick,
       sizes,
-      throughput: { floor, lifted, limited },
-      burst,
-      intake,
-      versus,
-      engineCost: { ...cost, roundTrips },
+      ...results,
     },
-    null,
+    (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v),
     2,
   )}\n`,
 );
-process.stdout.write("\nWrote bench/results.json\n");
+process.stdout.write(`\nWrote bench/results.json (${fmt((Date.now() - started.getTime()) / 1000, 0)} s)\n`);
 process.exit(0);

@@ -10,6 +10,7 @@ import type { Notifier } from "../src/orders/types.js";
 import { createResellerClient } from "../src/reseller/client.js";
 import { freePort, type PrivateRedis, startPrivateRedis } from "../test/helpers/private-redis.js";
 import { sleep, until } from "./lib.js";
+import type { RedisProbeCounts } from "./redis-probe.js";
 
 export const BOT_TOKEN = "7000000001:BENCHbenchBENCHbenchBENCHbench";
 export const API_KEY = "bench-api-key-5c1e";
@@ -37,6 +38,8 @@ export interface BotProcess {
   logs: string[];
   /** Peak resident set size of the bot process (VmHWM), bytes. */
   peakRss(): number;
+  /** What bench/redis-probe.ts counted in the process (started with `probe`); undefined without it. */
+  redisProbe(): Promise<RedisProbeCounts | undefined>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -51,11 +54,18 @@ export interface StackOptions {
   botArgs?: string[];
   /** Receives everything the bot process writes (stdout and stderr), e.g. for a log scan. */
   onBotOutput?: (chunk: string) => void;
+  /**
+   * Preload bench/redis-probe.ts into the bot (the production entry, `node dist/main.js`, unless
+   * `botArgs` say otherwise) to count its Redis commands and round trips.
+   */
+  probe?: boolean;
 }
 
 export interface BotProcessOptions {
   /** Receives everything the process writes (stdout and stderr), unabridged, from its start. */
   onOutput?: (chunk: string) => void;
+  /** Open an IPC channel for bench/redis-probe.ts (preloaded through `args`). */
+  ipc?: boolean;
 }
 
 /** Starts the bot (`node dist/main.js` unless other arguments are given) and waits until it is ready. */
@@ -67,7 +77,7 @@ export async function startBotProcess(
 ): Promise<BotProcess> {
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: opts.ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -106,6 +116,23 @@ export async function startBotProcess(
     child,
     logs,
     peakRss: readHwm,
+    async redisProbe() {
+      if (!opts.ipc || !child.connected) return undefined;
+      return new Promise<RedisProbeCounts | undefined>((resolve) => {
+        const timer = setTimeout(() => done(undefined), 5000);
+        const onMessage = (m: unknown) => {
+          const counts = (m as { redisProbe?: RedisProbeCounts } | null)?.redisProbe;
+          if (counts) done(counts);
+        };
+        const done = (counts: RedisProbeCounts | undefined) => {
+          clearTimeout(timer);
+          child.off("message", onMessage);
+          resolve(counts);
+        };
+        child.on("message", onMessage);
+        child.send("redis-probe?");
+      });
+    },
     async kill(signal = "SIGTERM") {
       readHwm();
       clearInterval(sampler);
@@ -146,7 +173,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...(opts.webhooks ? { RESELLER_WEBHOOK_SECRET: WEBHOOK_SECRET, PUBLIC_BASE_URL: PUBLIC_BASE } : {}),
     ...opts.extraEnv,
   };
-  const bot = await startBotProcess(env, httpPort, opts.botArgs, { onOutput: opts.onBotOutput });
+  // Loaded only here: the TypeScript compiler is heavy and the drills never need it.
+  const args = opts.probe
+    ? [
+        "--import",
+        (await import("./compile.js")).compileForNode("./redis-probe.ts"),
+        ...(opts.botArgs ?? ["dist/main.js"]),
+      ]
+    : opts.botArgs;
+  const bot = await startBotProcess(env, httpPort, args, { onOutput: opts.onBotOutput, ipc: opts.probe });
   const silent = createLogger({ level: "silent" });
   const reseller = createResellerClient({ baseUrl: sandbox.url, apiKey: API_KEY, logger: silent });
   const unused: Notifier = {

@@ -1,0 +1,48 @@
+/**
+ * Preloaded into the bot process by the rush benchmark (`node --import <this, compiled> dist/main.js`):
+ * counts the commands the process's ioredis clients send and the round trips they take (a
+ * pipeline or MULTI block is written at once: one round trip for all its commands). Redis's own
+ * INFO commandstats cannot tell these apart from the commands Lua scripts run inside Redis.
+ * The parent asks over the IPC channel ("redis-probe?") and gets the counts back. Nothing of the
+ * bot is changed; counting costs a few increments per command.
+ */
+import { Redis } from "ioredis";
+
+export interface RedisProbeCounts {
+  /** Commands sent, pipelined ones included. */
+  commands: number;
+  /** Writes to Redis that wait for an answer: single commands plus one per pipeline. */
+  roundTrips: number;
+}
+
+const counts: RedisProbeCounts = { commands: 0, roundTrips: 0 };
+const pipelines = new WeakSet<object>();
+
+type SendCommand = (
+  this: Redis,
+  command: unknown,
+  stream?: { isPipeline?: boolean },
+  node?: unknown,
+) => unknown;
+const proto = Redis.prototype as unknown as { sendCommand: SendCommand };
+const original = proto.sendCommand;
+proto.sendCommand = function (this: Redis, command, stream, node) {
+  counts.commands += 1;
+  if (stream?.isPipeline) {
+    if (!pipelines.has(stream)) {
+      pipelines.add(stream);
+      counts.roundTrips += 1;
+    }
+  } else {
+    counts.roundTrips += 1;
+  }
+  return original.call(this, command, stream, node);
+};
+
+if (process.send) {
+  process.on("message", (m) => {
+    if (m === "redis-probe?") process.send?.({ redisProbe: { ...counts } });
+  });
+  // The channel must not keep the bot alive once it has stopped.
+  (process.channel as { unref?: () => void } | undefined)?.unref?.();
+}

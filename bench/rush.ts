@@ -1,0 +1,274 @@
+/**
+ * The rush: N customers start the Stars flow within one second (their /start spread evenly over
+ * it), Telegram emulator limits off, the bot as deployed (`node dist/main.js`, its outgoing queue
+ * pacing its own messages at ~29/s). Beside it the floor: a bare grammY + runner bot
+ * (bench/bare-bot.ts) handling the same number of updates from the same number of customers.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { startTelegramEmulator } from "../sandbox/telegram/index.js";
+import { compileForNode } from "./compile.js";
+import {
+  commandStats,
+  diffStats,
+  logTally,
+  percentile,
+  processCpuMs,
+  processRssSampler,
+  sleep,
+  sum,
+  until,
+} from "./lib.js";
+import { BOT_TOKEN, nextUserId, startStack } from "./stack.js";
+import { type Walk, walkStarsFlow } from "./walk.js";
+
+/** A customer is "without an answer" when any of their actions waited longer than this. */
+export const ANSWER_GOAL_MS = 8_000;
+/** How long a simulated customer waits for one answer before giving up. */
+const PATIENCE_MS = 30_000;
+/** Updates of one whole Stars purchase: /start, four taps, pre_checkout_query, successful_payment. */
+export const UPDATES_PER_PURCHASE = 7;
+
+export interface RushResult {
+  customers: number;
+  /** Updates the customers sent. */
+  updates: number;
+  /** Customers with an action not answered within 8 s (or never). */
+  withoutAnswer: number;
+  /** Customers who never saw the order card with a price. */
+  neverPriced: number;
+  /** Customers whose payment went through. */
+  paid: number;
+  /** Orders whose final message arrived (and whose card said "Delivered.") within the wait. */
+  completed: number;
+  answerP50Ms: number;
+  answerP95Ms: number;
+  answerP99Ms: number;
+  /** Bot CPU (user + system) over the whole rush, until every order was final and its card updated. */
+  cpuMs: number;
+  cpuPerUpdateMs: number;
+  /** Bot CPU from the first /start until the last answer (payments taken), per update. */
+  cpuPerUpdateAnsweringMs: number;
+  peakRssBytes: number;
+  /** INFO commandstats diff (commands inside Lua scripts included), our INFO calls excluded. */
+  redisCommands: number;
+  redisCommandsPerOrder: number;
+  /** Commands the bot's clients sent / round trips they took, counted in the bot (bench/redis-probe.ts). */
+  clientCommandsPerOrder: number;
+  clientRoundTripsPerOrder: number;
+  redisByCommandPerOrder: Record<string, number>;
+  /** Payment → the card says "Payment received", p50 / p95 / max. */
+  cardPaid: { p50Ms: number; p95Ms: number; maxMs: number };
+  /** Payment → the final message, p50 / p95 / max. */
+  final: { p50Ms: number; p95Ms: number; maxMs: number };
+  /** Payment → the card says "Delivered.", max. */
+  cardDeliveredMaxMs: number;
+  /** From the first /start until the last answer / until all orders were done. */
+  answeringSeconds: number;
+  seconds: number;
+  /** Where customers who did not get through stopped, by action. */
+  stoppedAt: Record<string, number>;
+  /** The bot's log lines at warn and error during the rush, and the most frequent. */
+  log: { warnings: number; errors: number; top: string };
+}
+
+export interface FloorResult {
+  customers: number;
+  updates: number;
+  withoutAnswer: number;
+  answerP50Ms: number;
+  answerP95Ms: number;
+  answerP99Ms: number;
+  cpuMs: number;
+  cpuPerUpdateMs: number;
+  peakRssBytes: number;
+  seconds: number;
+}
+
+const spread = (i: number, n: number) => (n <= 1 ? 0 : (i * 1000) / n);
+
+function spreadStats(values: number[]) {
+  return {
+    p50Ms: percentile(values, 50),
+    p95Ms: percentile(values, 95),
+    maxMs: values.length ? Math.max(...values) : Number.NaN,
+  };
+}
+
+/** CPU samples of a process over time, so a reading can be taken for a moment after the fact. */
+function cpuTimeline(pid: number | undefined, everyMs = 100) {
+  const samples: { at: number; cpuMs: number }[] = [];
+  const sample = () => {
+    const cpuMs = processCpuMs(pid);
+    if (Number.isFinite(cpuMs)) samples.push({ at: performance.now(), cpuMs });
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  timer.unref();
+  return {
+    /** CPU used by `at` (the first sample at or after it). */
+    at(at: number): number {
+      return (samples.find((s) => s.at >= at) ?? samples.at(-1))?.cpuMs ?? Number.NaN;
+    },
+    stop(): number {
+      sample();
+      clearInterval(timer);
+      return samples.at(-1)?.cpuMs ?? Number.NaN;
+    },
+  };
+}
+
+export async function shopRush(customers: number): Promise<RushResult> {
+  const log = logTally();
+  const stack = await startStack({
+    webhooks: true,
+    deliveryDelayMs: 200,
+    probe: true,
+    onBotOutput: log.feed,
+  });
+  try {
+    const pid = stack.bot.child.pid;
+    const users = Array.from({ length: customers }, () => {
+      const id = nextUserId();
+      return stack.emulator.user({ id, username: `rush_${id}`, languageCode: "en" });
+    });
+    await sleep(500); // let start-up work (commands, catalog) settle before measuring
+    const statsBefore = await commandStats(stack.client);
+    const probeBefore = await stack.bot.redisProbe();
+    const rss = processRssSampler(pid);
+    const cpu = cpuTimeline(pid);
+    const cpuBefore = processCpuMs(pid);
+    const t0 = performance.now();
+    // Patience after paying: every final message and card update goes through the ~29/s queue.
+    const followMs = 60_000 + ((customers * 4) / 29) * 1000;
+    const walks: Walk[] = await Promise.all(
+      users.map(async (u, i) => {
+        await sleep(spread(i, customers));
+        const w = await walkStarsFlow(u, { patienceMs: PATIENCE_MS, followMs }).catch((err): Walk => {
+          process.stderr.write(`rush customer ${u.id}: ${String(err).slice(0, 300)}\n`);
+          return {
+            answers: [Number.POSITIVE_INFINITY],
+            updates: 0,
+            gotPrice: false,
+            paid: false,
+            doneAnsweringAt: performance.now(),
+          };
+        });
+        return w;
+      }),
+    );
+    const end = performance.now();
+    const cpuAfter = processCpuMs(pid);
+    cpu.stop();
+    const peakRssBytes = rss.stop();
+    const statsAfter = await commandStats(stack.client);
+    const probeAfter = await stack.bot.redisProbe();
+
+    const lastAnswer = Math.max(t0, ...walks.map((w) => w.doneAnsweringAt));
+    const answers = walks.flatMap((w) => w.answers);
+    const updates = sum(walks.map((w) => w.updates));
+    const completed = walks.filter((w) => w.finalMs !== undefined && w.cardDeliveredMs !== undefined).length;
+    const diff = diffStats(statsBefore, statsAfter);
+    diff.delete("info");
+    const redisCommands = sum(diff.values());
+    const perOrder = (n: number) => n / Math.max(1, completed);
+    const stoppedAt: Record<string, number> = {};
+    for (const w of walks) if (w.stoppedAt) stoppedAt[w.stoppedAt] = (stoppedAt[w.stoppedAt] ?? 0) + 1;
+    return {
+      customers,
+      updates,
+      withoutAnswer: walks.filter((w) => w.answers.some((a) => !(a <= ANSWER_GOAL_MS))).length,
+      neverPriced: walks.filter((w) => !w.gotPrice).length,
+      paid: walks.filter((w) => w.paid).length,
+      completed,
+      answerP50Ms: percentile(answers, 50),
+      answerP95Ms: percentile(answers, 95),
+      answerP99Ms: percentile(answers, 99),
+      cpuMs: cpuAfter - cpuBefore,
+      cpuPerUpdateMs: (cpuAfter - cpuBefore) / Math.max(1, updates),
+      cpuPerUpdateAnsweringMs: (cpu.at(lastAnswer) - cpuBefore) / Math.max(1, updates),
+      peakRssBytes,
+      redisCommands,
+      redisCommandsPerOrder: perOrder(redisCommands),
+      clientCommandsPerOrder:
+        probeBefore && probeAfter ? perOrder(probeAfter.commands - probeBefore.commands) : Number.NaN,
+      clientRoundTripsPerOrder:
+        probeBefore && probeAfter ? perOrder(probeAfter.roundTrips - probeBefore.roundTrips) : Number.NaN,
+      redisByCommandPerOrder: Object.fromEntries([...diff].map(([c, n]) => [c, perOrder(n)])),
+      cardPaid: spreadStats(walks.flatMap((w) => (w.cardPaidMs === undefined ? [] : [w.cardPaidMs]))),
+      final: spreadStats(walks.flatMap((w) => (w.finalMs === undefined ? [] : [w.finalMs]))),
+      cardDeliveredMaxMs: spreadStats(
+        walks.flatMap((w) => (w.cardDeliveredMs === undefined ? [] : [w.cardDeliveredMs])),
+      ).maxMs,
+      answeringSeconds: (lastAnswer - t0) / 1000,
+      seconds: (end - t0) / 1000,
+      stoppedAt,
+      log: log.summary(),
+    };
+  } finally {
+    await stack.close();
+  }
+}
+
+/** The floor: the same customers, each sending 7 messages one after another to the bare bot. */
+export async function floorRush(
+  customers: number,
+  updatesPerCustomer = UPDATES_PER_PURCHASE,
+): Promise<FloorResult> {
+  const emulator = await startTelegramEmulator({ token: BOT_TOKEN });
+  const child = spawn(process.execPath, [fileURLToPath(compileForNode("./bare-bot.ts"))], {
+    env: { PATH: process.env.PATH ?? "", BOT_TOKEN, TELEGRAM_API_ROOT: emulator.apiRoot },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  try {
+    await until(() => emulator.calls("getUpdates").length > 0, 30_000, "the bare bot to poll");
+    const pid = child.pid;
+    const users = Array.from({ length: customers }, () => {
+      const id = nextUserId();
+      return emulator.user({ id, username: `bare_${id}`, languageCode: "en" });
+    });
+    await sleep(500);
+    const rss = processRssSampler(pid);
+    const cpuBefore = processCpuMs(pid);
+    const t0 = performance.now();
+    const times = await Promise.all(
+      users.map(async (u, i) => {
+        await sleep(spread(i, customers));
+        const out: number[] = [];
+        for (let n = 1; n <= updatesPerCustomer; n++) {
+          const t = performance.now();
+          await u.sendText(`message ${n}`);
+          const ok = await u
+            .waitFor((msgs) => msgs.some((m) => m.from === "bot" && m.text === `reply ${n}`), PATIENCE_MS)
+            .then(
+              () => true,
+              () => false,
+            );
+          out.push(ok ? performance.now() - t : Number.POSITIVE_INFINITY);
+          if (!ok) break;
+        }
+        return out;
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const cpuMs = processCpuMs(pid) - cpuBefore;
+    const peakRssBytes = rss.stop();
+    const all = times.flat();
+    return {
+      customers,
+      updates: all.length,
+      withoutAnswer: times.filter((t) => t.some((a) => !(a <= ANSWER_GOAL_MS))).length,
+      answerP50Ms: percentile(all, 50),
+      answerP95Ms: percentile(all, 95),
+      answerP99Ms: percentile(all, 99),
+      cpuMs,
+      cpuPerUpdateMs: cpuMs / Math.max(1, all.length),
+      peakRssBytes,
+      seconds,
+    };
+  } finally {
+    child.kill("SIGTERM");
+    await sleep(200);
+    await emulator.close();
+  }
+}
