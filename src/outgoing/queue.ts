@@ -23,8 +23,8 @@ export interface OutgoingPace {
   chatPerSecond: number;
 }
 
-/** Telegram's limits (about 30/s overall, about 1/s per chat) with a little room left for replies. */
-export const DEFAULT_PACE: OutgoingPace = { globalPerSecond: 29, chatPerSecond: 1 };
+/** Telegram's limits: about 30/s overall, about 1/s per chat. */
+export const DEFAULT_PACE: OutgoingPace = { globalPerSecond: 30, chatPerSecond: 1 };
 
 export interface OutgoingKeys {
   queue: string;

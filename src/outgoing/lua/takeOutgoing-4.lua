@@ -45,27 +45,26 @@ if slot > now + tonumber(ARGV[5]) then return { 0, slot - now } end
 
 local entries = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[4]) - 1)
 if #entries == 0 then return { 0, -1 } end
+-- Every scanned entry's chat and when it is free, in one ZMSCORE (Redis 6.2+).
+local chats = {}
+for i, m in ipairs(entries) do chats[i] = string.match(m, '^[^:]*:([^:]*)') end
+local frees = redis.call('ZMSCORE', KEYS[3], unpack(chats))
 local earliest = nil
 for i, m in ipairs(entries) do
-  local chat = string.match(m, '^[^:]*:([^:]*)')
-  local free = tonumber(redis.call('ZSCORE', KEYS[3], chat) or '0')
+  local chat = chats[i]
+  local free = tonumber(frees[i] or '0') or 0
   if free <= slot then
     redis.call('ZREM', KEYS[1], m)
     redis.call('ZADD', KEYS[2], slot + tonumber(ARGV[1]), m)
     local nextSlot = slot + tonumber(ARGV[2])
+    local chatNext = slot + tonumber(ARGV[3])
     redis.call('SET', KEYS[4], nextSlot, 'PX', 60000)
-    redis.call('ZADD', KEYS[3], slot + tonumber(ARGV[3]), chat)
-    -- When the entry after this one could go (an estimate: it only looks at that one).
-    local after = entries[i + 1]
+    redis.call('ZADD', KEYS[3], chatNext, chat)
+    -- When the entry after this one could go (an estimate: it looks at that one only).
     local nextWait = -1
-    if after then
-      local afterChat = string.match(after, '^[^:]*:([^:]*)')
-      local afterFree = nextSlot
-      if afterChat == chat then
-        afterFree = slot + tonumber(ARGV[3])
-      else
-        afterFree = tonumber(redis.call('ZSCORE', KEYS[3], afterChat) or '0')
-      end
+    if entries[i + 1] then
+      local afterFree = tonumber(frees[i + 1] or '0') or 0
+      if chats[i + 1] == chat then afterFree = chatNext end
       nextWait = math.max(nextSlot, afterFree) - now
     elseif #entries >= tonumber(ARGV[4]) then
       nextWait = 0
