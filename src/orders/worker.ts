@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.js";
-import { Sleeper, settleWithin } from "../util/timers.js";
+import { BackgroundLoop, settleWithin } from "../util/timers.js";
 import type { OrderStore } from "./store.js";
 
 /**
@@ -31,31 +31,15 @@ export interface WorkerOptions {
 /** Pause before a job that threw runs again. */
 const ERROR_RETRY_MS = 2000;
 
-export class JobWorker {
-  private running = false;
-  private readonly sleeper = new Sleeper();
+export class JobWorker extends BackgroundLoop {
   /** When the current idle sleep ends (0 while working). */
   private wakeAt = 0;
   /** The earliest due time of work scheduled here since the last look at the schedule. */
   private earliestKick = Number.POSITIVE_INFINITY;
   private readonly inFlight = new Map<string, { held: { lease: number }; done: Promise<void> }>();
-  private loopDone: Promise<void> = Promise.resolve();
 
-  constructor(private readonly opts: WorkerOptions) {}
-
-  get isRunning(): boolean {
-    return this.running;
-  }
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
-  }
-
-  /** New work was scheduled: look at the schedule now rather than after the idle pause. */
-  kick(): void {
-    this.sleeper.wake();
+  constructor(private readonly opts: WorkerOptions) {
+    super();
   }
 
   /** A job falling due at `dueAt` was scheduled: look then, if that is sooner than planned. */
@@ -66,10 +50,7 @@ export class JobWorker {
 
   /** Stops claiming, lets running jobs finish within `timeoutMs`, hands unfinished ones back. */
   async stop(timeoutMs: number): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.kick();
-    await this.loopDone;
+    if (!(await this.endLoop())) return;
     await settleWithin(
       [...this.inFlight.values()].map((j) => j.done),
       timeoutMs,
@@ -81,7 +62,7 @@ export class JobWorker {
     );
   }
 
-  private async loop(): Promise<void> {
+  protected async loop(): Promise<void> {
     const { store, log, now, concurrency, leaseMs, idleDelayMs } = this.opts;
     let redisDown = false;
     while (this.running) {

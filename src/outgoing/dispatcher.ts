@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.js";
-import { Sleeper, settleWithin } from "../util/timers.js";
+import { BackgroundLoop, settleWithin } from "../util/timers.js";
 import type { OutgoingQueue } from "./queue.js";
 
 /**
@@ -31,10 +31,7 @@ export interface DispatcherOptions {
 
 const HOUSEKEEPING_EVERY_MS = 5000;
 
-export class OutgoingDispatcher {
-  private running = false;
-  private readonly sleeper = new Sleeper();
-  private loopDone: Promise<void> = Promise.resolve();
+export class OutgoingDispatcher extends BackgroundLoop {
   private readonly inFlight = new Set<Promise<void>>();
   private lastHousekeeping = 0;
   private readonly leaseMs: number;
@@ -43,37 +40,20 @@ export class OutgoingDispatcher {
   private readonly idleMs: number;
 
   constructor(private readonly opts: DispatcherOptions) {
+    super();
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.horizonMs = opts.horizonMs ?? 1000;
     this.maxInFlight = opts.maxInFlight ?? 64;
     this.idleMs = opts.idleMs ?? 2000;
   }
 
-  get isRunning(): boolean {
-    return this.running;
-  }
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
-  }
-
-  /** Something was queued: look now rather than at the end of the current sleep. */
-  kick(): void {
-    this.sleeper.wake();
-  }
-
   /** Stops taking messages; lets those in flight go within `timeoutMs` (the rest come back by their leases). */
   async stop(timeoutMs: number): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.kick();
-    await this.loopDone;
+    if (!(await this.endLoop())) return;
     await settleWithin(this.inFlight, timeoutMs);
   }
 
-  private async loop(): Promise<void> {
+  protected async loop(): Promise<void> {
     const { queue, log } = this.opts;
     let redisDown = false;
     while (this.running) {

@@ -33,3 +33,39 @@ export class Sleeper {
     this.wakeUp?.();
   }
 }
+
+/**
+ * A loop that runs in the background of a process until stopped, sleeping while it has nothing
+ * to do; `kick()` wakes it early. The job worker and the outgoing dispatcher are such loops.
+ */
+export abstract class BackgroundLoop {
+  protected running = false;
+  protected readonly sleeper = new Sleeper();
+  private loopDone: Promise<void> = Promise.resolve();
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** New work arrived: look now rather than at the end of the current sleep. */
+  kick(): void {
+    this.sleeper.wake();
+  }
+
+  /** Ends the loop and waits for its current turn; false when it was not running. */
+  protected async endLoop(): Promise<boolean> {
+    if (!this.running) return false;
+    this.running = false;
+    this.kick();
+    await this.loopDone;
+    return true;
+  }
+
+  protected abstract loop(): Promise<void>;
+}
