@@ -1,9 +1,9 @@
 /**
  * The bot the fault drills run and kill: the production composition root (`startApp`) with the
  * job lease shortened from 60 s to 8 s, so work a killed process had claimed is taken over within
- * seconds and a drill settles faster. `DRILL_LIFT_LIMITS=1` also lifts the bot's own Telegram
- * send limiter (the fuzz drill measures input handling, and the throughput benchmark the bot's own
- * cost, not Telegram's 30 messages/s ceiling). SIGTERM/SIGINT stop it cleanly.
+ * seconds and a drill settles faster. `DRILL_LIFT_LIMITS=1` also lifts the pace of the bot's
+ * outgoing queue (the fuzz drill measures input handling, not Telegram's 30 messages/s ceiling).
+ * SIGTERM/SIGINT stop it cleanly.
  */
 import { startApp } from "../src/main.js";
 
