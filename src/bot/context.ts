@@ -29,6 +29,11 @@ export interface SessionData {
   __language_code?: Locale;
   /** The last quote a flow produced, so /cancel can cancel it while it is unpaid. */
   lastQuoteId?: string;
+  /**
+   * The product flows in progress (@grammyjs/conversations' versioned state), kept in the
+   * session so that one read and at most one write per update serve both.
+   */
+  __flows?: unknown;
 }
 
 interface Extras {

@@ -1,4 +1,9 @@
-import { conversations, createConversation } from "@grammyjs/conversations";
+import {
+  type ConversationData,
+  conversations,
+  createConversation,
+  type VersionedState,
+} from "@grammyjs/conversations";
 import { limit } from "@grammyjs/ratelimiter";
 import { sequentialize } from "@grammyjs/runner";
 import { RedisAdapter } from "@grammyjs/storage-redis";
@@ -27,7 +32,7 @@ import { unhandledFeature } from "./features/unhandled.js";
 import { createI18n, supportedLocale, translator } from "./i18n.js";
 import { recordPolledPayments, trackUpdates } from "./lifecycle.js";
 import { createLanguageMenu } from "./menus/language.js";
-import { conversationKey, sessionKey } from "./redis-keys.js";
+import { sessionKey } from "./redis-keys.js";
 import { WriteWhenChanged } from "./storage.js";
 import { TelegramHolds } from "./telegram-holds.js";
 import { createTelegramTransport, type TelegramTransport } from "./telegram-transport.js";
@@ -39,7 +44,6 @@ export const INCOMING_LIMIT = { updates: 12, windowMs: 4_000 };
 export const FLOW_IDLE_MS = 6 * 3600 * 1000;
 
 const SESSION_TTL_SECONDS = 90 * 24 * 3600;
-const CONVERSATION_TTL_SECONDS = 7 * 24 * 3600;
 
 /** Per-chat key for sequential processing; chat-less updates (pre-checkout) are never held up. */
 function sequentialKey(ctx: Context): string | undefined {
@@ -119,12 +123,19 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   guarded.filter(
     inChat,
     conversations<BotContext, FlowContext>({
+      // The flows' state lives in the chat's session (read once per update, written when changed).
       storage: {
-        type: "key",
+        type: "context",
         version: FLOWS_VERSION,
-        getStorageKey: (ctx) =>
-          ctx.chatId === undefined ? undefined : conversationKey(config.redisPrefix, ctx.chatId),
-        adapter: new WriteWhenChanged(new RedisAdapter({ instance: redis, ttl: CONVERSATION_TTL_SECONDS })),
+        adapter: {
+          read: (ctx) => ctx.session.__flows as VersionedState<ConversationData> | undefined,
+          write: (ctx, state) => {
+            ctx.session.__flows = state;
+          },
+          delete: (ctx) => {
+            ctx.session.__flows = undefined;
+          },
+        },
       },
       // Api objects inside conversations are built from the client options (limited fetch)
       // without bot.api's transformers: retries are installed here.
