@@ -81,10 +81,6 @@ export class OrderStore {
     return this.keys.chat(chatId);
   }
 
-  filterIndex(filter: OrderFilter): string {
-    return this.keys.filter(filter);
-  }
-
   // ---- orders ----
 
   async read(id: string): Promise<Stored | null> {

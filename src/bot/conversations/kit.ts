@@ -6,7 +6,7 @@ import type { CatalogService } from "../../catalog/service.js";
 import type { Config, Locale, ProductKind } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import { customerPriceKopecks, rubToKopecks, starsForPrice } from "../../orders/pricing.js";
-import type { Customer, Order, OrderItem, OrdersApi } from "../../orders/types.js";
+import type { Customer, OrderItem, OrdersApi } from "../../orders/types.js";
 import { ResellerApiError, ResellerValidationError } from "../../reseller/errors.js";
 import type { BotContext, FlowContext, FlowConversation, Translate } from "../context.js";
 import { renderCard } from "../format/card.js";
@@ -16,7 +16,7 @@ import { translator } from "../i18n.js";
 import { FLOW_PREFIX } from "../keyboards/callbacks.js";
 import { mainMenu } from "../keyboards/main-menu.js";
 import { isNotModified } from "../telegram-errors.js";
-import type { Answer, Question, Step } from "./steps.js";
+import type { Answer, Loaded, Question, QuoteOutcome, Step } from "./steps.js";
 
 /**
  * Building blocks shared by the product flows. A flow is a list of steps; each step asks one
@@ -48,14 +48,6 @@ export interface FlowDeps {
 export interface FlowArgs {
   locale: Locale;
 }
-
-type QuoteOutcome =
-  | { ok: true; order: Order }
-  | { ok: false; kind: "validation"; issues: { field: string; message: string }[] }
-  | { ok: false; kind: "transient" }
-  | { ok: false; kind: "refused"; reason: string };
-
-type Loaded<T> = { ok: true; value: T } | { ok: false };
 
 export class FlowRun {
   readonly t: Translate;

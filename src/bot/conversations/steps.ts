@@ -1,3 +1,4 @@
+import type { Order } from "../../orders/types.js";
 import { type Checked, parseRecipient } from "../validate.js";
 import type { FlowRun } from "./kit.js";
 
@@ -67,3 +68,13 @@ export function recipientStep<S extends { recipient?: string }>(): Step<S> {
     },
   };
 }
+
+/** What a quote attempt inside a flow came to (kept in the flow's replay log). */
+export type QuoteOutcome =
+  | { ok: true; order: Order }
+  | { ok: false; kind: "validation"; issues: { field: string; message: string }[] }
+  | { ok: false; kind: "transient" }
+  | { ok: false; kind: "refused"; reason: string };
+
+/** A catalog read inside a flow: its value, or a failure to offer Retry for. */
+export type Loaded<T> = { ok: true; value: T } | { ok: false };
