@@ -51,7 +51,10 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   redis.on("error", (err) => logger.warn({ err: { message: err.message } }, "redis connection error"));
 
   let orders: OrdersEngine | undefined;
-  const metrics = createMetrics({ queueDepth: () => orders?.queueDepth() ?? Promise.resolve(0) });
+  const metrics = createMetrics({
+    queueDepth: () => orders?.queueDepth() ?? Promise.resolve(0),
+    outgoingDepth: () => orders?.outgoingDepth() ?? Promise.resolve(0),
+  });
   const reseller = createResellerClient({
     baseUrl: config.resellerApiUrl,
     apiKey: config.resellerApiKey,

@@ -1,7 +1,10 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Prometheus metrics of one process (GET /metrics). */
-export function createMetrics(opts: { queueDepth: () => Promise<number> }) {
+export function createMetrics(opts: {
+  queueDepth: () => Promise<number>;
+  outgoingDepth?: () => Promise<number>;
+}) {
   const registry = new Registry();
   const orderTransitions = new Counter({
     name: "shopbot_order_transitions_total",
@@ -46,6 +49,14 @@ export function createMetrics(opts: { queueDepth: () => Promise<number> }) {
     registers: [registry],
     async collect() {
       this.set(await opts.queueDepth().catch(() => -1));
+    },
+  });
+  new Gauge({
+    name: "shopbot_outgoing_depth",
+    help: "Messages the bot sends on its own (final messages, alerts, card updates) waiting or being sent (all processes)",
+    registers: [registry],
+    async collect() {
+      this.set(await (opts.outgoingDepth?.() ?? Promise.resolve(0)).catch(() => -1));
     },
   });
   return {

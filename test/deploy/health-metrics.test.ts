@@ -92,6 +92,7 @@ describe("health, readiness and metrics of the running app", () => {
       "shopbot_telegram_429_total counter",
       "shopbot_jobs_total counter",
       "shopbot_queue_depth gauge",
+      "shopbot_outgoing_depth gauge",
     ];
     for (const n of names) expect(res.body).toContain(`# TYPE ${n}`);
 
