@@ -173,10 +173,8 @@ export async function markPaid(
     await sendAlert(ctx, { kind: "duplicate_payment", orderId, details: { reason: "unknown order" } });
     return { outcome: "refunded_extra", order: null };
   }
-  if (res.won && outcome === "paid") {
-    noteTransition(ctx, res.order, prevState);
-    ctx.kick();
-  }
+  // The write's jobs wake this process's worker (store.ts onEffects): no kick needed here.
+  if (res.won && outcome === "paid") noteTransition(ctx, res.order, prevState);
   return { outcome, order: res.order };
 }
 
@@ -197,7 +195,6 @@ export async function confirm(
     throw err;
   });
   if (!res.order) return { won: false, order: await ctx.store.get(orderId) };
-  if (res.won) ctx.kick();
   return res;
 }
 

@@ -7,7 +7,7 @@ import { type EngineConfig, type EngineContext, type EngineHooks, pollMsOf } fro
 import { Retry, runJob } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
-import { deliverMessage } from "./notifications.js";
+import { deliverMessage, recordCardMessage } from "./notifications.js";
 import { type Effect, OrderStore } from "./store.js";
 import { applyResellerOrder, onDeliveryHint, recheck } from "./tracking.js";
 import type { Notifier, Order, OrdersApi } from "./types.js";
@@ -126,11 +126,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     store,
     quote: (input) => quote(ctx, input),
     get: (id) => store.get(id),
-    async setCardMessage(orderId, messageId) {
-      await store.update(orderId, (o) =>
-        o.cardMessageId === messageId ? null : { next: { ...o, cardMessageId: messageId } },
-      );
-    },
+    setCardMessage: (orderId, messageId) => recordCardMessage(store, orderId, messageId),
     checkPayable: (orderId, expect) => checkPayable(ctx, orderId, expect),
     markPaid: (orderId, receipt) => markPaid(ctx, orderId, receipt),
     confirm: (orderId, userId) => confirm(ctx, orderId, userId),
@@ -147,7 +143,6 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
             }
           : null,
       );
-      if (res.won) ctx.kick();
       return res.won;
     },
     async markRefunded(orderId) {

@@ -2,6 +2,7 @@ import { decodeMessage } from "../outgoing/messages.js";
 import { sendOrderAlert } from "./alerts.js";
 import type { EngineContext } from "./context.js";
 import { NOTIFIED_STATES } from "./lifecycle.js";
+import type { OrderStore } from "./store.js";
 import type { Order } from "./types.js";
 
 /**
@@ -30,10 +31,19 @@ export async function deliverMessage(ctx: EngineContext, member: string): Promis
 async function updateCard(ctx: EngineContext, order: Order): Promise<void> {
   const messageId = await ctx.notifier.updateCard(order);
   if (messageId !== undefined && messageId !== order.cardMessageId) {
-    await ctx.store.update(order.id, (o) =>
-      o.cardMessageId === messageId ? null : { next: { ...o, cardMessageId: messageId } },
-    );
+    await recordCardMessage(ctx.store, order.id, messageId);
   }
+}
+
+/** Remembers which chat message shows an order's card (edits go there). */
+export async function recordCardMessage(
+  store: OrderStore,
+  orderId: string,
+  messageId: number,
+): Promise<void> {
+  await store.update(orderId, (o) =>
+    o.cardMessageId === messageId ? null : { next: { ...o, cardMessageId: messageId } },
+  );
 }
 
 async function sendFinal(ctx: EngineContext, order: Order): Promise<void> {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { I18n } from "@grammyjs/i18n";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
+import { isQuoteExpired } from "../../orders/lifecycle.js";
 import type { Order, OrdersApi, PaymentReceipt } from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { shortId } from "../format/card.js";
@@ -18,13 +19,6 @@ export const PRE_CHECKOUT_BUDGET_MS = 7_000;
 const REQUOTE_TTL_SECONDS = 24 * 3600;
 
 const ID = "([0-9a-fA-F-]{36})";
-
-function isExpired(order: Order, now: number): boolean {
-  return (
-    order.state === "expired" ||
-    (order.state === "quoted" && order.expiresAt !== undefined && order.expiresAt <= now)
-  );
-}
 
 /** Pay / Confirm / Cancel on cards, invoices, pre-checkout, successful payments and re-quotes. */
 /** The receipt a `successful_payment` message carries (the invoice payload names the order). */
@@ -69,7 +63,7 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
     const userId = ctx.from.id;
     const order = await orders.get(orderId);
     if (!order || order.customer.userId !== userId) return answerQuietly(ctx, ctx.t("pay-not-found"), true);
-    if (isExpired(order, Date.now())) {
+    if (isQuoteExpired(order, Date.now())) {
       await answerQuietly(ctx, ctx.t("pay-expired"), true);
       await offerRequote(ctx, order);
       return;
