@@ -90,11 +90,12 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   });
 
   guarded.use(
-    limit<BotContext, Redis>({
+    // Counted in this process's memory: a Redis counter would cost two commands per update, and
+    // a customer's updates reach one process (polling) or a few (webhook behind a balancer).
+    limit<BotContext, never>({
+      storageClient: "MEMORY_STORE",
       timeFrame: (opts.incoming ?? INCOMING_LIMIT).windowMs,
       limit: (opts.incoming ?? INCOMING_LIMIT).updates,
-      storageClient: redis,
-      keyPrefix: `${config.redisPrefix}ratelimit:`,
       // Payments are never dropped.
       keyGenerator: (ctx) =>
         ctx.preCheckoutQuery || ctx.message?.successful_payment ? undefined : ctx.from?.id.toString(),

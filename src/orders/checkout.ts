@@ -64,10 +64,6 @@ async function callCreate(ctx: EngineContext, order: Order): Promise<Order> {
 
 export async function quote(ctx: EngineContext, input: QuoteInput): Promise<Order> {
   if (!UUID_V4.test(input.orderId)) throw new Error("orderId must be a UUID v4");
-  const existing = await ctx.store.get(input.orderId);
-  if (existing) {
-    return existing.state === "draft" ? callCreate(ctx, existing) : existing;
-  }
   const t = ctx.now();
   const order: Order = {
     id: input.orderId,
@@ -84,10 +80,11 @@ export async function quote(ctx: EngineContext, input: QuoteInput): Promise<Orde
   };
   // Checked before anything is written or sent: a bad request changes nothing.
   validateCreateOrderRequest(createRequest(ctx, order));
-  if (!(await ctx.store.create(order, jobsFor(order, null, ctx.timing())))) {
-    return quote(ctx, input); // a concurrent call created it first
-  }
-  return callCreate(ctx, order);
+  if (await ctx.store.create(order, jobsFor(order, null, ctx.timing()))) return callCreate(ctx, order);
+  // The id is known already (a repeated tap, a retry after a crash): go on from where it is.
+  const existing = await ctx.store.get(input.orderId);
+  if (!existing) throw new Error(`order ${input.orderId} could not be created`);
+  return existing.state === "draft" ? callCreate(ctx, existing) : existing;
 }
 
 export async function checkPayable(

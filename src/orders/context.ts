@@ -40,6 +40,8 @@ export interface EngineContext {
   timing(): LifecycleTiming;
   /** Wakes this process's worker and outgoing dispatcher (new work was scheduled). */
   kick(): void;
+  /** After a charge: the deposit check runs soon (pulled forward at most once a minute per process). */
+  balanceSoon(): Promise<void>;
 }
 
 /** Delay of the first status poll after `pay` (at least 50 ms). */

@@ -60,6 +60,9 @@ export interface OrdersEngine extends OrdersApi {
   outgoingDepth(): Promise<number>;
 }
 
+/** The deposit check is pulled forward after a charge at most this often per process. */
+const BALANCE_PULL_MIN_MS = 60_000;
+
 export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   const now = opts.now ?? Date.now;
   const outgoing = new OutgoingQueue(opts.redis, opts.prefix, { pace: opts.pace, now });
@@ -79,6 +82,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   const pollMs = pollMsOf(opts.config);
   const quoteTtlMs = opts.config.quoteTtlSeconds * 1000;
 
+  // A rush of payments pulls the deposit check forward once, not once per order.
+  let balancePulledAt = Number.NEGATIVE_INFINITY;
   const ctx: EngineContext = {
     store,
     outgoing,
@@ -92,6 +97,12 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     kick: () => {
       worker.kick();
       dispatcher.kick();
+    },
+    async balanceSoon() {
+      const t = now();
+      if (t - balancePulledAt < BALANCE_PULL_MIN_MS) return;
+      balancePulledAt = t;
+      await store.schedule(encodeJob({ type: "balance" }), t);
     },
   };
 

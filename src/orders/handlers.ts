@@ -1,7 +1,7 @@
 import { ResellerApiError } from "../reseller/errors.js";
 import { checkBalance, noteResellerError } from "./alerts.js";
 import { type EngineContext, pollMsOf, transition } from "./context.js";
-import { encodeJob, type Job } from "./jobs.js";
+import type { Job } from "./jobs.js";
 import { alertMessage, finalMessage, isQuoteExpired, TRACKED_STATES } from "./lifecycle.js";
 import { rubToKopecks } from "./pricing.js";
 import type { Effect } from "./store.js";
@@ -71,7 +71,7 @@ async function submitPay(ctx: EngineContext, order: Order): Promise<Retry | unde
       chargedKopecks: rubToKopecks(paid.priceChargedRub),
       resellerStatus: paid.status,
     }));
-    await ctx.store.schedule(encodeJob({ type: "balance" }), ctx.now());
+    await ctx.balanceSoon();
     return;
   } catch (err) {
     if (!(err instanceof ResellerApiError)) throw err;

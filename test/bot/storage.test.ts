@@ -43,4 +43,16 @@ describe("session storage that writes only changes", () => {
     await storage.write(key, { n: 5 });
     expect(await redis.get(key)).toBe(JSON.stringify({ n: 5 }));
   });
+
+  it("does not store the empty initial session of a chat that has none, and stores it once it holds something", async () => {
+    const storage = new WriteWhenChanged(new RedisAdapter<Record<string, number>>({ instance: redis }));
+    const key = `${uniquePrefix("sess")}session:3`;
+    expect(await storage.read(key)).toBeUndefined();
+    await storage.write(key, {});
+    expect(await redis.exists(key)).toBe(0);
+
+    expect(await storage.read(key)).toBeUndefined();
+    await storage.write(key, { n: 1 });
+    expect(JSON.parse((await redis.get(key))!)).toEqual({ n: 1 });
+  });
 });

@@ -50,9 +50,13 @@ export async function recordPayments(
 ): Promise<void> {
   for (const update of updates) {
     const paid = update.message ? receiptOf(update.message) : undefined;
-    if (paid) await orders.markPaid(paid.orderId, paid.receipt);
+    if (paid) recorded.set(update.message as Message, await orders.markPaid(paid.orderId, paid.receipt));
   }
 }
+
+type MarkPaidResult = Awaited<ReturnType<OrdersApi["markPaid"]>>;
+/** What recordPayments learned of a payment message, for its handler (the same update object). */
+const recorded = new WeakMap<Message, MarkPaidResult>();
 
 export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
   const c = new Composer<BotContext>();
@@ -184,9 +188,9 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
     if (!paid) return;
     const { orderId, receipt } = paid;
     const currency = receipt.currency;
-    const r = await ctx.deps.orders.markPaid(orderId, receipt);
+    // Usually recorded already when the update arrived (recordPayments): its answer is reused.
+    const r = recorded.get(ctx.message) ?? (await ctx.deps.orders.markPaid(orderId, receipt));
     ctx.logger.info({ orderId, outcome: r.outcome }, "payment received");
-    // Usually recorded already when the update arrived (recordPayments): tell a second payment apart.
     const extra =
       r.outcome === "refunded_extra" ||
       (r.outcome === "duplicate" &&
