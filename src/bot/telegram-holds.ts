@@ -46,7 +46,7 @@ export class TelegramHolds {
   /** Listens for holds other processes saw (subscribes in the background; Redis may be away). */
   start(): void {
     if (!this.redis || this.subscriber) return;
-    const sub = this.redis.duplicate({ connectionName: "shopbot-holds" });
+    const sub = this.redis.duplicate({ connectionName: "shopbot-holds", enableAutoPipelining: false });
     sub.on("error", (err) => this.logger.warn({ err: { message: err.message } }, "holds subscriber error"));
     sub.on("message", (_channel: string, raw: string) => {
       try {

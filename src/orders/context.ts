@@ -40,7 +40,7 @@ export interface EngineContext {
   timing(): LifecycleTiming;
   /** Wakes this process's worker and outgoing dispatcher (new work was scheduled). */
   kick(): void;
-  /** After a charge: the deposit check runs soon (pulled forward at most once a minute per process). */
+  /** After a charge: the deposit check runs soon (pulled forward at most every few seconds per process). */
   balanceSoon(): Promise<void>;
 }
 

@@ -61,7 +61,7 @@ export interface OrdersEngine extends OrdersApi {
 }
 
 /** The deposit check is pulled forward after a charge at most this often per process. */
-const BALANCE_PULL_MIN_MS = 60_000;
+const BALANCE_PULL_MIN_MS = 5_000;
 
 export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   const now = opts.now ?? Date.now;
@@ -84,6 +84,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
 
   // A rush of payments pulls the deposit check forward once, not once per order.
   let balancePulledAt = Number.NEGATIVE_INFINITY;
+  let balanceTimer: NodeJS.Timeout | undefined;
   const ctx: EngineContext = {
     store,
     outgoing,
@@ -100,9 +101,21 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     },
     async balanceSoon() {
       const t = now();
-      if (t - balancePulledAt < BALANCE_PULL_MIN_MS) return;
-      balancePulledAt = t;
-      await store.schedule(encodeJob({ type: "balance" }), t);
+      if (t - balancePulledAt >= BALANCE_PULL_MIN_MS) {
+        balancePulledAt = t;
+        await store.schedule(encodeJob({ type: "balance" }), t);
+        return;
+      }
+      // Charged again inside the window: one more check once it ends, covering every charge since.
+      if (balanceTimer) return;
+      balanceTimer = setTimeout(
+        () => {
+          balanceTimer = undefined;
+          void ctx.balanceSoon().catch((err) => log.warn({ err }, "could not schedule the balance check"));
+        },
+        balancePulledAt + BALANCE_PULL_MIN_MS - t,
+      );
+      balanceTimer.unref();
     },
   };
 
@@ -175,6 +188,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     },
     async stop(timeoutMs = 10_000) {
       if (!worker.isRunning) return;
+      clearTimeout(balanceTimer);
+      balanceTimer = undefined;
       await Promise.all([worker.stop(timeoutMs), dispatcher.stop(timeoutMs)]);
       log.info("orders engine stopped");
     },

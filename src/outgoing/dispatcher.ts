@@ -3,8 +3,8 @@ import { BackgroundLoop, settleWithin } from "../util/timers.js";
 import type { OutgoingQueue } from "./queue.js";
 
 /**
- * This process's sender for the outgoing queue: takes the next message with its reserved send
- * time, waits for that time in memory, hands the message to `deliver`, and acknowledges it.
+ * This process's sender for the outgoing queue: takes the messages that may go within the
+ * horizon with their reserved send times (one Redis call for a batch), waits for each time in memory, hands the message to `deliver`, and acknowledges it.
  * Several messages are in flight at once (their slots are a pace apart), so a slow send does
  * not slow the pace. When nothing may go, it sleeps until the earliest moment something may,
  * or until `kick()` says something was queued.
@@ -57,7 +57,8 @@ export class OutgoingDispatcher extends BackgroundLoop {
     const { queue, log } = this.opts;
     let redisDown = false;
     while (this.running) {
-      if (this.inFlight.size >= this.maxInFlight) {
+      // Take in batches: with half the senders busy, wait for one to finish first.
+      if (this.inFlight.size >= Math.max(1, this.maxInFlight / 2)) {
         await Promise.race(this.inFlight);
         continue;
       }
@@ -65,7 +66,12 @@ export class OutgoingDispatcher extends BackgroundLoop {
       const housekeeping = now - this.lastHousekeeping >= HOUSEKEEPING_EVERY_MS;
       let result: Awaited<ReturnType<OutgoingQueue["take"]>>;
       try {
-        result = await queue.take({ leaseMs: this.leaseMs, horizonMs: this.horizonMs, housekeeping });
+        result = await queue.take({
+          leaseMs: this.leaseMs,
+          horizonMs: this.horizonMs,
+          housekeeping,
+          max: this.maxInFlight - this.inFlight.size,
+        });
         if (housekeeping) this.lastHousekeeping = now;
         if (redisDown) log.info("outgoing queue reachable again");
         redisDown = false;
@@ -75,16 +81,11 @@ export class OutgoingDispatcher extends BackgroundLoop {
         await this.sleeper.sleep(1000);
         continue;
       }
-      if (result.taken) this.send(result.member, result.waitMs);
-      // After a take, its reply says when the next message may go; look again then (or when kicked).
-      const wait = result.taken ? result.nextWaitMs : result.waitMs;
-      if (result.taken && wait >= 0 && wait <= this.horizonMs) continue;
-      if (wait < 0) {
-        await this.sleeper.sleep(this.idleMs);
-        continue;
-      }
-      // A slot beyond the horizon: wake when it comes within it.
-      await this.sleeper.sleep(Math.min(this.idleMs, wait > this.horizonMs ? wait - this.horizonMs : wait));
+      for (const { member, waitMs } of result.taken) this.send(member, waitMs);
+      // The reply says when to look again: once half the reserved slots have passed, when a
+      // waiting chat is free, or (-1) when something new is queued.
+      if (result.wakeMs === 0) continue;
+      await this.sleeper.sleep(result.wakeMs < 0 ? this.idleMs : Math.min(this.idleMs, result.wakeMs));
     }
   }
 

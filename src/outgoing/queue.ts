@@ -13,7 +13,7 @@ import { encodeMessage, type OutgoingMessage, PRIORITY, queueScore } from "./mes
  * A message is queued once: queueing it again while it waits keeps its place (ZADD NX), and
  * since the sender renders it from the current state when its turn comes, a card that changed
  * twice meanwhile is sent once, showing the latest state. Taking a message reserves its send
- * time (lua/takeOutgoing-4.lua), so waiting costs no Redis command; a taken message that is
+ * time (lua/takeOutgoing-4.lua; one call takes a batch), so waiting costs no Redis command; a taken message that is
  * not acknowledged within its lease (its process died) is offered again.
  */
 export interface OutgoingPace {
@@ -49,15 +49,13 @@ export interface QueuedSpec {
   member: string;
 }
 
-export type TakeResult =
-  | {
-      taken: true;
-      member: string;
-      waitMs: number;
-      /** About when the next message may be taken (ms from now); -1 when no other waits. */
-      nextWaitMs: number;
-    }
-  | { taken: false /** ms until something may go; -1 when the queue is empty. */; waitMs: number };
+/** Messages taken with their reserved send times, and when to take again. */
+export interface TakeResult {
+  /** Each message taken and the ms until its slot. */
+  taken: { member: string; waitMs: number }[];
+  /** Ms after which to take again; -1 when nothing else is waiting (wait to be told of new messages). */
+  wakeMs: number;
+}
 
 const SCRIPTS = ["takeOutgoing-4"] as const;
 /** Queue entries one take looks at before it gives up on finding a free chat. */
@@ -93,10 +91,15 @@ export class OutgoingQueue {
   }
 
   /**
-   * Takes the next message that may go and reserves its slot; `horizonMs` bounds how far ahead a
-   * slot is reserved; `leaseMs` is how long it may stay unacknowledged.
+   * Takes up to `max` messages that may go within `horizonMs` and reserves their slots; `leaseMs`
+   * is how long each may stay unacknowledged.
    */
-  async take(opts: { leaseMs: number; horizonMs: number; housekeeping: boolean }): Promise<TakeResult> {
+  async take(opts: {
+    leaseMs: number;
+    horizonMs: number;
+    housekeeping: boolean;
+    max: number;
+  }): Promise<TakeResult> {
     const reply = (await this.scripts["takeOutgoing-4"](
       this.keys.queue,
       this.keys.leases,
@@ -108,16 +111,14 @@ export class OutgoingQueue {
       SCAN,
       opts.horizonMs,
       opts.housekeeping ? "1" : "0",
-    )) as [number, string | number, number?, number?];
-    if (reply[0] === 1) {
-      return {
-        taken: true,
-        member: String(reply[1]),
-        waitMs: Number(reply[2] ?? 0),
-        nextWaitMs: Number(reply[3] ?? 0),
-      };
+      Math.max(1, opts.max),
+    )) as (string | number)[];
+    const count = Number(reply[0]);
+    const taken: TakeResult["taken"] = [];
+    for (let i = 0; i < count; i++) {
+      taken.push({ member: String(reply[2 + 2 * i]), waitMs: Number(reply[3 + 2 * i]) });
     }
-    return { taken: false, waitMs: Number(reply[1]) };
+    return { taken, wakeMs: Number(reply[1]) };
   }
 
   /** The message was sent (or will never be): it leaves the queue for good. */

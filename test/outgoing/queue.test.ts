@@ -21,7 +21,8 @@ const final = (chatId: number, orderId = `o${chatId}`): OutgoingMessage => ({
   orderId,
 });
 const card = (chatId: number, orderId = `o${chatId}`): OutgoingMessage => ({ kind: "card", chatId, orderId });
-const take = (q: OutgoingQueue) => q.take({ leaseMs: 30_000, horizonMs: 60_000, housekeeping: false });
+const take = (q: OutgoingQueue, max = 64, horizonMs = 60_000) =>
+  q.take({ leaseMs: 30_000, horizonMs, housekeeping: false, max });
 
 async function commandsProcessed(): Promise<number> {
   return Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
@@ -90,16 +91,48 @@ describe("the outgoing queue", () => {
     await q.enqueue(final(1));
     await q.enqueue(card(1));
     await q.enqueue(final(2));
-    const a = await take(q);
-    const b = await take(q);
-    const c = await take(q);
-    if (!a.taken || !b.taken) throw new Error("both finals should be taken");
-    expect([a.member, b.member]).toEqual([encodeMessage(final(1)), encodeMessage(final(2))]);
+    const first = await take(q);
+    // Both finals are taken at once; card(1) must wait for its chat's second.
+    expect(first.taken.map((t) => t.member)).toEqual([encodeMessage(final(1)), encodeMessage(final(2))]);
+    const [a, b] = first.taken;
     // final(2) gets the next overall slot, 100 ms on.
-    expect(b.waitMs - a.waitMs).toBeGreaterThanOrEqual(90);
-    // card(1) must wait for its chat's second: nothing is taken, and the wait says how long.
-    expect(c.taken).toBe(false);
-    expect(c.waitMs).toBeGreaterThanOrEqual(700);
+    expect(b!.waitMs - a!.waitMs).toBeGreaterThanOrEqual(90);
+    // The reply says when to look again: when chat 1 is free, about a second on.
+    expect(first.wakeMs).toBeGreaterThanOrEqual(700);
+    const second = await take(q);
+    expect(second.taken).toEqual([]);
+    expect(second.wakeMs).toBeGreaterThanOrEqual(700);
+  });
+
+  it("takes a batch of messages in one call, no more than the horizon holds, and says when to take again", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 10, chatPerSecond: 1 },
+    });
+    for (let chat = 1; chat <= 30; chat++) await q.enqueue(final(chat));
+    const before = await commandsProcessed();
+    // A 1 s horizon at 10/s holds 11 slots (now, +100 ms, … +1000 ms).
+    const batch = await take(q, 64, 1000);
+    const after = await commandsProcessed();
+    expect(batch.taken.map((t) => t.member)).toEqual(
+      Array.from({ length: 11 }, (_, i) => encodeMessage(final(i + 1))),
+    );
+    expect(batch.taken.at(-1)!.waitMs).toBeLessThanOrEqual(1000);
+    // One script call: the commands inside it count too (about ten, whatever the batch's size),
+    // and so does the INFO call; a call per message would be about ten per message.
+    expect(after - before).toBeLessThanOrEqual(12);
+    // Look again once half the reserved time has passed.
+    expect(batch.wakeMs).toBeGreaterThan(400);
+    expect(batch.wakeMs).toBeLessThanOrEqual(700);
+    // At most `max` per call.
+    const small = await take(new OutgoingQueue(redis, uniquePrefix("out")), 3);
+    expect(small.taken).toEqual([]);
+    const q2 = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
+    });
+    for (let chat = 1; chat <= 10; chat++) await q2.enqueue(final(chat));
+    const three = await take(q2, 3);
+    expect(three.taken).toHaveLength(3);
+    expect(three.wakeMs).toBe(0);
   });
 
   it("costs the same few Redis commands per message whether 10 or 300 are waiting", async () => {
@@ -115,8 +148,8 @@ describe("the outgoing queue", () => {
     };
     const small = await perMessage(10);
     const large = await perMessage(300);
-    // A take (one script of a few commands) and an acknowledgement; no polling while waiting.
-    expect(large).toBeLessThan(15);
+    // A share of a batched take and an acknowledgement; no polling while waiting.
+    expect(large).toBeLessThan(5);
     expect(large).toBeLessThanOrEqual(small + 1);
   });
 
@@ -124,11 +157,13 @@ describe("the outgoing queue", () => {
     const prefix = uniquePrefix("out");
     const first = new OutgoingQueue(redis, prefix, { pace: { globalPerSecond: 1000, chatPerSecond: 1000 } });
     await first.enqueue(final(1));
-    const taken = await first.take({ leaseMs: 200, horizonMs: 1000, housekeeping: false });
-    expect(taken.taken).toBe(true);
+    const taken = await first.take({ leaseMs: 200, horizonMs: 1000, housekeeping: false, max: 64 });
+    expect(taken.taken).toHaveLength(1);
     // The process that took it is gone; a new one (nothing shared but Redis) finds it after the lease.
     const second = new OutgoingQueue(redis, prefix, { pace: { globalPerSecond: 1000, chatPerSecond: 1000 } });
-    expect((await second.take({ leaseMs: 200, horizonMs: 1000, housekeeping: true })).taken).toBe(false);
+    expect((await second.take({ leaseMs: 200, horizonMs: 1000, housekeeping: true, max: 64 })).taken).toEqual(
+      [],
+    );
     await new Promise((r) => setTimeout(r, 250));
     expect(await drain(second, 1)).toEqual([encodeMessage(final(1))]);
   });

@@ -1,9 +1,11 @@
 --[[
-  Takes the next message the bot may send on its own, and reserves its send time: the first
-  entry of the queue (lowest priority number first, then first come, first served) whose chat
-  is free at the next global slot. The global slot and the chat's next free time move on by
-  one interval each, so every process sharing the queue keeps to the same pace; the caller
-  waits for the reserved time in memory, never by asking Redis again.
+  Takes the messages the bot may send on its own within the next `horizon` ms, and reserves
+  their send times: queue entries in order (lowest priority number first, then first come,
+  first served) whose chat is free at the next global slot. Each message taken moves the global
+  slot on by one interval and its chat's next free time by one chat interval, so every process
+  sharing the queue keeps to the same pace; the caller waits for the reserved times in memory,
+  never by asking Redis again. One call reserves up to ARGV[7] messages, so in a rush a message
+  costs a fraction of a call.
 
   KEYS[1]  the queue: zset score = priority * 1e13 + enqueue time (ms) → message
   KEYS[2]  leases: zset lease end (ms) → message taken and not yet acknowledged
@@ -16,14 +18,21 @@
   ARGV[4]  how many queue entries to look at, at most
   ARGV[5]  horizon (ms): reserve no slot further ahead than this
   ARGV[6]  '1' to do housekeeping first (offer expired leases again, forget idle chats)
+  ARGV[7]  how many messages to take, at most
 
-  Reply: { 1, message, wait ms until its slot, wait ms until the next message may be taken
-           (-1: the queue holds no other) } when one was taken;
-         { 0, wait ms } when nothing may go yet (-1: the queue is empty).
+  Reply: { n, wake, message 1, wait 1, …, message n, wait n }: the n messages taken, each with
+  the ms until its slot, and `wake`, the ms after which the caller should take again (-1: no
+  other message is waiting, wait to be told of new ones).
   The message's chat is the part after the first ':' up to the next ':'.
 ]]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local leaseMs = tonumber(ARGV[1])
+local globalMs = tonumber(ARGV[2])
+local chatMs = tonumber(ARGV[3])
+local scan = tonumber(ARGV[4])
+local horizon = tonumber(ARGV[5])
+local most = tonumber(ARGV[7])
 
 -- Priorities by message kind, as in src/outgoing/messages.ts.
 local PRIORITY = { final = 0, alert = 1, card = 2, bcast = 3 }
@@ -39,38 +48,68 @@ if ARGV[6] == '1' then
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 end
 
+-- Take again once half of the reserved time has passed: batches of about half the horizon.
+local function refillIn(slot)
+  return math.max(0, slot - now - math.floor(horizon / 2))
+end
+
 local slot = tonumber(redis.call('GET', KEYS[4]) or '0')
 if slot < now then slot = now end
-if slot > now + tonumber(ARGV[5]) then return { 0, slot - now } end
+local limit = now + horizon
+if slot > limit then return { 0, refillIn(slot) } end
 
-local entries = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[4]) - 1)
+local entries = redis.call('ZRANGE', KEYS[1], 0, scan - 1)
 if #entries == 0 then return { 0, -1 } end
 -- Every scanned entry's chat and when it is free, in one ZMSCORE (Redis 6.2+).
 local chats = {}
 for i, m in ipairs(entries) do chats[i] = string.match(m, '^[^:]*:([^:]*)') end
 local frees = redis.call('ZMSCORE', KEYS[3], unpack(chats))
-local earliest = nil
+
+local reply = { 0, -1 }
+local taken, leases, chatNext, chatOrder = {}, {}, {}, {}
+local blockedUntil = nil
+local stoppedAt = nil
 for i, m in ipairs(entries) do
-  local chat = chats[i]
-  local free = tonumber(frees[i] or '0') or 0
-  if free <= slot then
-    redis.call('ZREM', KEYS[1], m)
-    redis.call('ZADD', KEYS[2], slot + tonumber(ARGV[1]), m)
-    local nextSlot = slot + tonumber(ARGV[2])
-    local chatNext = slot + tonumber(ARGV[3])
-    redis.call('SET', KEYS[4], nextSlot, 'PX', 60000)
-    redis.call('ZADD', KEYS[3], chatNext, chat)
-    -- When the entry after this one could go (an estimate: it looks at that one only).
-    local nextWait = -1
-    if entries[i + 1] then
-      local afterFree = tonumber(frees[i + 1] or '0') or 0
-      if chats[i + 1] == chat then afterFree = chatNext end
-      nextWait = math.max(nextSlot, afterFree) - now
-    elseif #entries >= tonumber(ARGV[4]) then
-      nextWait = 0
-    end
-    return { 1, m, slot - now, nextWait }
+  if #taken >= most or slot > limit then
+    stoppedAt = i
+    break
   end
-  if earliest == nil or free < earliest then earliest = free end
+  local chat = chats[i]
+  local free = chatNext[chat] or tonumber(frees[i] or '0') or 0
+  if free <= slot then
+    taken[#taken + 1] = m
+    leases[#leases + 1] = slot + leaseMs
+    leases[#leases + 1] = m
+    reply[#reply + 1] = m
+    reply[#reply + 1] = slot - now
+    if chatNext[chat] == nil then chatOrder[#chatOrder + 1] = chat end
+    chatNext[chat] = slot + chatMs
+    slot = slot + globalMs
+  elseif blockedUntil == nil or free < blockedUntil then
+    blockedUntil = free
+  end
 end
-return { 0, earliest - now }
+
+if #taken > 0 then
+  redis.call('ZREM', KEYS[1], unpack(taken))
+  redis.call('ZADD', KEYS[2], unpack(leases))
+  local chatArgs = {}
+  for _, chat in ipairs(chatOrder) do
+    chatArgs[#chatArgs + 1] = chatNext[chat]
+    chatArgs[#chatArgs + 1] = chat
+  end
+  redis.call('ZADD', KEYS[3], unpack(chatArgs))
+  redis.call('SET', KEYS[4], slot, 'PX', 60000)
+end
+
+reply[1] = #taken
+local more = stoppedAt ~= nil or #entries >= scan
+if #taken > 0 and more then
+  reply[2] = refillIn(slot)
+elseif blockedUntil ~= nil then
+  -- What is left waits for its chat: look again when the first of those chats is free.
+  reply[2] = math.max(0, blockedUntil - now)
+elseif more then
+  reply[2] = refillIn(slot)
+end
+return reply
