@@ -109,7 +109,7 @@ describe("a customer with too many unpaid quotes", () => {
 });
 
 describe("an expired quote", () => {
-  it("no longer counts: the refused order goes through once the old quote expired", async () => {
+  it("no longer counts: the refused order goes through once the old quote expired; a new price for it is limited too", async () => {
     h = await startAppHarness({ QUOTE_TTL_SECONDS: "10", MAX_OPEN_QUOTES: "1" });
     const c = newAppCustomer(h.telegram);
     const card = await starsCard(c, 50);
@@ -126,8 +126,28 @@ describe("an expired quote", () => {
       30_000,
     );
     await c.pressButton("🔄 Try again", { ...T, messageId: refusal.messageId });
-    await c.waitForBotMessage(/^🧾 Order #[\s\S]*⭐ 500 Telegram Stars/, 10_000);
+    const second = await c.waitForBotMessage(/^🧾 Order #[\s\S]*⭐ 500 Telegram Stars/, 10_000);
     expect(createsSeen(h)).toBe(creates + 1);
+
+    // A new price for the expired quote counts too: refused, with the open one to cancel from there.
+    await c.pressButton("🔄 Get a new price", { ...T, messageId: card.messageId });
+    const again = await c.waitForBotMessage(/At most 1 unpaid order may wait/, 10_000);
+    expect(again.messageId).not.toBe(refusal.messageId);
+    expect(c.buttons(again.messageId)).toEqual([`✖️ Cancel #${shortIdOf(second)}`]);
+    expect(createsSeen(h)).toBe(creates + 1);
+    await c.pressButton(`✖️ Cancel #${shortIdOf(second)}`, { ...T, messageId: again.messageId });
+    await c.waitFor(
+      (msgs) => msgs.some((m) => m.messageId === second.messageId && /✖️ Cancelled\./.test(m.text ?? "")),
+      10_000,
+    );
+    await c.pressButton("🔄 Get a new price", { ...T, messageId: card.messageId });
+    await c.waitFor(
+      (msgs) =>
+        msgs.filter((m) => /^🧾 Order #[\s\S]*⭐ 50 Telegram Stars[\s\S]*Waiting/.test(m.text ?? ""))
+          .length === 1,
+      10_000,
+    );
+    expect(createsSeen(h)).toBe(creates + 2);
   });
 });
 
