@@ -38,6 +38,7 @@ product-disabled = This product is not sold right now.
 btn-back = ‹ Back
 btn-cancel = ✖️ Cancel
 btn-retry = 🔄 Try again
+btn-cancel-quote = ✖️ Cancel #{ $id }
 btn-pay = 💳 Pay { $price }
 btn-confirm = ✅ Confirm order
 btn-requote = 🔄 Get a new price
@@ -96,6 +97,10 @@ quote-refused-shop = 😔 The shop cannot take this order right now. Please try 
 quote-refused-request = 😔 The supplier did not accept this order. Check what you entered and try again.
 quote-invalid = The supplier did not accept this: { $reasons }. Please answer again.
 quote-gave-up = 😔 We could not get a price for this order. Please try again later: /start
+quote-limit = ✋ At most { $max } unpaid { $max ->
+    [one] order
+   *[other] orders
+} may wait for payment at once, and you have { $count }. Pay one of them, or cancel one to go on with this order.
 
 ## Input rules
 
@@ -116,6 +121,7 @@ rule-login-chars = A login cannot contain &lt;, &gt; or control characters.
 rule-field-empty = This cannot be empty.
 rule-field-length = At most { $max } characters, please.
 rule-field-one-line = Send it on one line.
+rule-input-length = That is too long: at most { $max } characters, please.
 
 ## What was ordered
 

@@ -145,6 +145,7 @@ const envSchema = z
       return parts as ProductKind[];
     }),
     QUOTE_TTL_SECONDS: number(900, { int: true, min: 10 }),
+    MAX_OPEN_QUOTES: number(3, { int: true, min: 1 }),
     POLL_INTERVAL_SECONDS: number(3, { min: 0.05, max: 3600 }),
     TRACKING_TIMEOUT_HOURS: number(24, { min: 0.001 }),
     CATALOG_TTL_SECONDS: number(30, { min: 0, max: 86400 }),
@@ -205,6 +206,8 @@ export interface Config {
   priceMarkupPercent: number;
   products: ProductKind[];
   quoteTtlSeconds: number;
+  /** Unpaid quotes (each a `create` at the reseller) one customer may hold at once. */
+  maxOpenQuotes: number;
   pollIntervalSeconds: number;
   trackingTimeoutHours: number;
   catalogTtlSeconds: number;
@@ -264,6 +267,7 @@ export function createConfig(env: Record<string, string | undefined>): Config {
     priceMarkupPercent: e.PRICE_MARKUP_PERCENT,
     products: e.PRODUCTS,
     quoteTtlSeconds: e.QUOTE_TTL_SECONDS,
+    maxOpenQuotes: e.MAX_OPEN_QUOTES,
     pollIntervalSeconds: e.POLL_INTERVAL_SECONDS,
     trackingTimeoutHours: e.TRACKING_TIMEOUT_HOURS,
     catalogTtlSeconds: e.CATALOG_TTL_SECONDS,

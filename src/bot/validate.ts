@@ -3,6 +3,12 @@
  * that was broken; the flow turns the rule into a translated sentence (`rule-*` keys).
  */
 
+/**
+ * The longest typed answer any question takes; a longer message is refused before a parser sees it
+ * (each question's own rule may be tighter).
+ */
+export const MAX_INPUT_CHARS = 256;
+
 export type Checked<T> =
   | { ok: true; value: T }
   | { ok: false; rule: string; vars?: Record<string, string | number> };

@@ -6,7 +6,15 @@ import { type EngineContext, noteTransition, transition } from "./context.js";
 import { alertMessage, at, enter, isQuoteExpired, jobsFor, PAYABLE_STATES } from "./lifecycle.js";
 import { customerPriceKopecks, rubToKopecks, starsForPrice } from "./pricing.js";
 import type { Effect } from "./store.js";
-import type { Order, OrderState, PayCheck, PaymentCurrency, PaymentReceipt, QuoteInput } from "./types.js";
+import {
+  OpenQuotesLimitError,
+  type Order,
+  type OrderState,
+  type PayCheck,
+  type PaymentCurrency,
+  type PaymentReceipt,
+  type QuoteInput,
+} from "./types.js";
 
 /**
  * The customer's side of an order: quote (the reseller's `create`), the pre-checkout check,
@@ -80,7 +88,19 @@ export async function quote(ctx: EngineContext, input: QuoteInput): Promise<Orde
   };
   // Checked before anything is written or sent: a bad request changes nothing.
   validateCreateOrderRequest(createRequest(ctx, order));
-  if (await ctx.store.create(order, jobsFor(order, null, ctx.timing()))) return callCreate(ctx, order);
+  const jobs = jobsFor(order, null, ctx.timing());
+  const max = ctx.config.maxOpenQuotes;
+  const created =
+    max === undefined
+      ? (await ctx.store.create(order, jobs))
+        ? "created"
+        : "exists"
+      : await ctx.store.createQuote(order, jobs, max);
+  if (created === "limit") {
+    // Refused before `create`: the customer pays or cancels one of these first.
+    throw new OpenQuotesLimitError(max ?? 0, await ctx.store.openQuotes(order.customer.chatId));
+  }
+  if (created === "created") return callCreate(ctx, order);
   // The id is known already (a repeated tap, a retry after a crash): go on from where it is.
   const existing = await ctx.store.get(input.orderId);
   if (!existing) throw new Error(`order ${input.orderId} could not be created`);

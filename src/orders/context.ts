@@ -6,18 +6,19 @@ import { canMove, enter, jobsFor, type LifecycleTiming } from "./lifecycle.js";
 import type { OrderStore } from "./store.js";
 import type { Notifier, Order, OrderState } from "./types.js";
 
-/** The settings the orders engine reads. */
-export type EngineConfig = Pick<
-  Config,
-  | "checkout"
-  | "priceMarkupPercent"
-  | "starPriceRub"
-  | "quoteTtlSeconds"
-  | "pollIntervalSeconds"
-  | "trackingTimeoutHours"
-  | "lowBalanceRub"
-  | "resellerCallbackUrl"
->;
+/** The settings the orders engine reads (without `maxOpenQuotes`, quotes are not limited: tools and benchmarks). */
+export type EngineConfig = Partial<Pick<Config, "maxOpenQuotes">> &
+  Pick<
+    Config,
+    | "checkout"
+    | "priceMarkupPercent"
+    | "starPriceRub"
+    | "quoteTtlSeconds"
+    | "pollIntervalSeconds"
+    | "trackingTimeoutHours"
+    | "lowBalanceRub"
+    | "resellerCallbackUrl"
+  >;
 
 export interface EngineHooks {
   /** Called after every state change this process made. */

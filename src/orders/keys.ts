@@ -7,6 +7,7 @@ import type { OrderFilter, OrderState } from "./types.js";
  *   P idx:all            zset createdAt → id (operators, newest first; stats by time)
  *   P idx:chat:<chatId>  zset createdAt → id (a customer's /orders)
  *   P idx:state:<state>  zset createdAt → id (tracking, filters)
+ *   P idx:open:<chatId>  zset expiresAt → id of the chat's unpaid quotes (draft, quoted): MAX_OPEN_QUOTES
  *   P idx:attention      zset createdAt → id (rejected, stuck or refund needed)
  *   P jobs               zset dueAt(ms) → job (follow-up work, see jobs.ts)
  *   P alert:<kind>       throttle window of an operator alert kind
@@ -15,6 +16,8 @@ export interface OrderKeys {
   order(id: string): string;
   readonly all: string;
   chat(chatId: number): string;
+  /** A chat's unpaid quotes (draft or quoted), scored by when they expire. */
+  open(chatId: number): string;
   state(state: OrderState): string;
   readonly attention: string;
   readonly jobs: string;
@@ -31,6 +34,7 @@ export function orderKeys(prefix: string): OrderKeys {
     order: (id) => `${prefix}order:${id}`,
     all,
     chat: (chatId) => `${prefix}idx:chat:${chatId}`,
+    open: (chatId) => `${prefix}idx:open:${chatId}`,
     state,
     attention,
     jobs: `${prefix}jobs`,

@@ -41,6 +41,11 @@ export function isQuoteExpired(order: Order, now: number): boolean {
   return (order.state === "quoted" || order.state === "draft") && (order.expiresAt ?? 0) <= now;
 }
 
+/** An unpaid quote: a `create` asked for or answered, not yet paid, cancelled or expired (MAX_OPEN_QUOTES counts these). */
+export function isOpenQuote(order: Order): boolean {
+  return order.state === "draft" || order.state === "quoted";
+}
+
 /** Operators' "needs attention": rejected, stuck, or a refund still owed. */
 export function needsAttention(order: Order): boolean {
   return order.state === "rejected" || order.stuck || order.refund === "needed";

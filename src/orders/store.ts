@@ -3,7 +3,7 @@ import type { OutgoingMessage } from "../outgoing/messages.js";
 import type { OutgoingQueue } from "../outgoing/queue.js";
 import { defineScripts } from "../redis/scripts.js";
 import { type OrderKeys, orderKeys } from "./keys.js";
-import { needsAttention } from "./lifecycle.js";
+import { isOpenQuote, isQuoteExpired, needsAttention } from "./lifecycle.js";
 import type { Order, OrderFilter, OrderState, Page } from "./types.js";
 
 /**
@@ -109,6 +109,20 @@ export class OrderStore {
    * indexes and scheduling `jobs` in the same atomic step.
    */
   async write(prev: Order | null, version: number, next: Order, effects: Effect[]): Promise<boolean> {
+    return (await this.writeCapped(prev, version, next, effects)) === 1;
+  }
+
+  /**
+   * {@link write}, refused (-1, nothing written) when `maxOpen` is given and the customer's chat
+   * already holds that many unexpired unpaid quotes; 1 written, 0 the version did not match.
+   */
+  private async writeCapped(
+    prev: Order | null,
+    version: number,
+    next: Order,
+    effects: Effect[],
+    maxOpen?: number,
+  ): Promise<number> {
     const keys: string[] = [this.keys.order(next.id)];
     const keyIndex = (k: string) => {
       const i = keys.indexOf(k);
@@ -128,6 +142,15 @@ export class OrderStore {
     if (prev?.state !== next.state) {
       if (prev) rem(this.keys.state(prev.state), next.id);
       add(this.keys.state(next.state), next.createdAt, next.id);
+    }
+    // The chat's unpaid quotes, scored by expiry: what MAX_OPEN_QUOTES counts.
+    const openKey = this.keys.open(next.customer.chatId);
+    if (maxOpen !== undefined) ops.push("cap", keyIndex(openKey), this.now(), maxOpen);
+    const wasOpen = prev !== null && isOpenQuote(prev);
+    if (isOpenQuote(next) && (!wasOpen || prev.expiresAt !== next.expiresAt)) {
+      add(openKey, next.expiresAt ?? next.createdAt, next.id);
+    } else if (wasOpen && !isOpenQuote(next)) {
+      rem(openKey, next.id);
     }
     const wasAttention = prev ? needsAttention(prev) : false;
     const isAttention = needsAttention(next);
@@ -153,7 +176,7 @@ export class OrderStore {
       ...ops,
     );
     if (res === 1 && effects.length > 0) this.onEffects?.(effects);
-    return res === 1;
+    return Number(res);
   }
 
   /**
@@ -196,6 +219,31 @@ export class OrderStore {
     const created = await this.write(null, 0, order, jobs);
     if (created) this.remember({ order, version: 1 });
     return created;
+  }
+
+  /**
+   * Creates the record of a new quote unless the customer's chat already holds `maxOpen` unpaid
+   * quotes that have not expired; the count and the write are one atomic step, so quotes asked
+   * for at the same time cannot together go over it.
+   */
+  async createQuote(order: Order, jobs: Effect[], maxOpen: number): Promise<"created" | "exists" | "limit"> {
+    const res = await this.writeCapped(null, 0, order, jobs, maxOpen);
+    if (res === 1) {
+      this.remember({ order, version: 1 });
+      return "created";
+    }
+    return res === -1 ? "limit" : "exists";
+  }
+
+  /** The chat's unpaid quotes that have not expired, oldest first. */
+  async openQuotes(chatId: number): Promise<Order[]> {
+    const now = this.now();
+    const ids = await this.redis.zrangebyscore(this.keys.open(chatId), `(${now}`, "+inf");
+    if (ids.length === 0) return [];
+    const orders = await this.readMany(ids);
+    return orders
+      .filter((o) => isOpenQuote(o) && !isQuoteExpired(o, now))
+      .sort((a, b) => a.createdAt - b.createdAt);
   }
 
   /** Newest first, one MULTI (ZREVRANGE, ZCARD) and one pipelined read for the page. */

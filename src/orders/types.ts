@@ -148,6 +148,20 @@ export interface QuoteInput {
   customer: Customer;
 }
 
+/**
+ * `quote` refused before anything was written or sent to the reseller: the customer already holds
+ * `max` unpaid quotes (MAX_OPEN_QUOTES). `open` are those quotes, oldest first, to pay or cancel.
+ */
+export class OpenQuotesLimitError extends Error {
+  constructor(
+    readonly max: number,
+    readonly open: Order[],
+  ) {
+    super(`the customer already holds ${max} unpaid quotes`);
+    this.name = "OpenQuotesLimitError";
+  }
+}
+
 export type PayCheck =
   | { ok: true; order: Order }
   | {
@@ -177,7 +191,8 @@ export interface OrdersApi {
   /**
    * Persists the order (as `draft`) under `orderId`, then calls `create`; returns it `quoted` with prices.
    * Repeating it with the same orderId never makes a second order. Throws ResellerValidationError
-   * (bad input) or ResellerApiError (the reseller refused or is unreachable; `transient` says whether a retry may work).
+   * (bad input), ResellerApiError (the reseller refused or is unreachable; `transient` says whether a retry may work)
+   * or OpenQuotesLimitError (the customer holds MAX_OPEN_QUOTES unpaid quotes already; no `create` was sent).
    */
   quote(input: QuoteInput): Promise<Order>;
   get(orderId: string): Promise<Order | null>;

@@ -6,16 +6,18 @@ import type { CatalogService } from "../../catalog/service.js";
 import type { Config, Locale, ProductKind } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import { customerPriceKopecks, rubToKopecks, starsForPrice } from "../../orders/pricing.js";
-import type { Customer, OrderItem, OrdersApi } from "../../orders/types.js";
+import { type Customer, OpenQuotesLimitError, type OrderItem, type OrdersApi } from "../../orders/types.js";
 import { ResellerApiError, ResellerValidationError } from "../../reseller/errors.js";
 import type { BotContext, FlowContext, FlowConversation, Translate } from "../context.js";
-import { renderCard } from "../format/card.js";
+import { renderCard, shortId } from "../format/card.js";
 import { escapeHtml } from "../format/html.js";
 import { formatRub, formatStars } from "../format/money.js";
+import { renderOpenQuotes } from "../format/open-quotes.js";
 import { translator } from "../i18n.js";
 import { FLOW_PREFIX } from "../keyboards/callbacks.js";
 import { mainMenu } from "../keyboards/main-menu.js";
 import { isNotModified } from "../telegram-errors.js";
+import { MAX_INPUT_CHARS } from "../validate.js";
 import type { Answer, Loaded, Question, QuoteOutcome, Step } from "./steps.js";
 
 /**
@@ -190,7 +192,10 @@ export class FlowRun {
       const msg = c.message;
       if (!msg || msg.successful_payment) await this.conversation.skip({ next: true });
       this.editId = undefined;
-      if (msg?.text !== undefined && q.parse) {
+      if (msg?.text !== undefined && msg.text.length > MAX_INPUT_CHARS) {
+        // Refused before any parser sees it.
+        this.notice = `⚠️ ${this.t("rule-input-length", { max: MAX_INPUT_CHARS })}`;
+      } else if (msg?.text !== undefined && q.parse) {
         const r = q.parse(msg.text);
         if (r.ok) return { type: "value", value: r.value };
         this.notice = `⚠️ ${this.t(r.rule, r.vars)}`;
@@ -274,6 +279,8 @@ export class FlowRun {
         try {
           return { ok: true, order: await deps.orders.quote({ orderId, item, customer }) };
         } catch (err) {
+          if (err instanceof OpenQuotesLimitError)
+            return { ok: false, kind: "limit", max: err.max, open: err.open };
           if (err instanceof ResellerValidationError)
             return { ok: false, kind: "validation", issues: err.issues };
           if (err instanceof ResellerApiError && err.transient) {
@@ -307,6 +314,26 @@ export class FlowRun {
           reasons: r.issues.map((i) => `${escapeHtml(i.field)}: ${escapeHtml(i.message)}`).join("; "),
         })}`;
         return { type: "field", field: first?.field ?? "" };
+      }
+      if (r.kind === "limit") {
+        // Nothing was written for this order id: after the customer cancels an older quote, the
+        // same id is quoted again.
+        const a = await this.ask<string>({
+          text: renderOpenQuotes(r.max, r.open, { t, locale: this.locale }),
+          choices: [
+            ...r.open.map((o) => ({ label: t("btn-cancel-quote", { id: shortId(o.id) }), value: o.id })),
+            { label: t("btn-retry"), value: "" },
+          ],
+        });
+        if (a.type !== "value") return a;
+        const older = a.value;
+        if (older !== "") {
+          await conversation.external(async (octx) => {
+            await deps.orders.cancel(older, customer.userId);
+            if (octx.session.lastQuoteId === older) octx.session.lastQuoteId = undefined;
+          });
+        }
+        continue;
       }
       const a = await this.ask({
         text: r.kind === "transient" ? t("quote-unavailable") : t(r.reason),

@@ -74,7 +74,9 @@ export type QuoteOutcome =
   | { ok: true; order: Order }
   | { ok: false; kind: "validation"; issues: { field: string; message: string }[] }
   | { ok: false; kind: "transient" }
-  | { ok: false; kind: "refused"; reason: string };
+  | { ok: false; kind: "refused"; reason: string }
+  /** MAX_OPEN_QUOTES reached: nothing was written or sent; `open` are the customer's unpaid quotes. */
+  | { ok: false; kind: "limit"; max: number; open: Order[] };
 
 /** A catalog read inside a flow: its value, or a failure to offer Retry for. */
 export type Loaded<T> = { ok: true; value: T } | { ok: false };

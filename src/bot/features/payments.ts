@@ -3,11 +3,12 @@ import type { I18n } from "@grammyjs/i18n";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
 import { isQuoteExpired } from "../../orders/lifecycle.js";
-import type { Order, OrdersApi, PaymentReceipt } from "../../orders/types.js";
+import { OpenQuotesLimitError, type Order, type OrdersApi, type PaymentReceipt } from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { shortId } from "../format/card.js";
 import { stripHtml } from "../format/html.js";
 import { describeItem } from "../format/item.js";
+import { renderOpenQuotes } from "../format/open-quotes.js";
 import { translator } from "../i18n.js";
 import { CB } from "../keyboards/callbacks.js";
 import { mayOrder } from "../keyboards/main-menu.js";
@@ -136,6 +137,16 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       if (messageId !== undefined) await orders.setCardMessage(order.id, messageId);
       ctx.session.lastQuoteId = order.id;
     } catch (err) {
+      if (err instanceof OpenQuotesLimitError) {
+        // Nothing was asked of the reseller: the customer cancels an older quote here (the
+        // card's own Cancel) or pays one, then asks for the new price again.
+        const kb = new InlineKeyboard();
+        for (const o of err.open)
+          kb.text(ctx.t("btn-cancel-quote", { id: shortId(o.id) }), CB.cancel + o.id).row();
+        const text = renderOpenQuotes(err.max, err.open, { t: tOf(ctx), locale: await localeOf(ctx) });
+        await ctx.reply(text, { parse_mode: "HTML", reply_markup: kb });
+        return;
+      }
       logger.warn({ err, orderId: newId }, "re-quote failed");
       await ctx.reply(ctx.t("requote-failed"), { parse_mode: "HTML" });
     }

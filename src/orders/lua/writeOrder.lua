@@ -11,9 +11,12 @@
   ARGV[3]   the new record (JSON)
   ARGV[4]   n, the number of index/schedule operations that follow
   ARGV[5..] n groups of 4: op, key index into KEYS, score, member; op is 'add' (ZADD),
-            'addnx' (ZADD NX: a member already there keeps its score) or 'rem' (ZREM)
+            'addnx' (ZADD NX: a member already there keeps its score), 'rem' (ZREM) or 'cap'
+            (a limit checked before anything is written: members scored at or below `score`
+            leave the zset, then the write is refused if `member` or more remain)
 
-  Returns 1 when written, 0 when the version did not match (another writer got in first).
+  Returns 1 when written, 0 when the version did not match (another writer got in first),
+  -1 when a 'cap' refused the write (nothing was written).
 ]]
 local cur = redis.call('HGET', KEYS[1], 'v')
 if ARGV[1] == '0' then
@@ -21,8 +24,16 @@ if ARGV[1] == '0' then
 elseif cur ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 'v', tostring(tonumber(ARGV[1]) + 1), 'state', ARGV[2], 'json', ARGV[3])
 local n = tonumber(ARGV[4])
+for j = 0, n - 1 do
+  local i = 5 + j * 4
+  if ARGV[i] == 'cap' then
+    local k = KEYS[tonumber(ARGV[i + 1])]
+    redis.call('ZREMRANGEBYSCORE', k, '-inf', ARGV[i + 2])
+    if redis.call('ZCARD', k) >= tonumber(ARGV[i + 3]) then return -1 end
+  end
+end
+redis.call('HSET', KEYS[1], 'v', tostring(tonumber(ARGV[1]) + 1), 'state', ARGV[2], 'json', ARGV[3])
 local i = 5
 for _ = 1, n do
   local op, k, score, member = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
