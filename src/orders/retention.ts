@@ -78,11 +78,11 @@ export async function sweepArchive(
   const picked: { order: Order; version: number }[] = [];
   // Nothing leaves Redis until the whole batch is on disk, so each chunk starts after the last.
   // Orders older than the cutoff that must stay (changed lately, a refund owed) are read again by
-  // every sweep; reads per sweep are bounded so a long run of them cannot make one sweep endless.
-  let reads = 0;
+  // every sweep; reads per state are bounded so a long run of them cannot make one sweep endless.
   const maxReads = batch * 10;
   for (const state of FINAL_STATES) {
     let offset = 0;
+    let reads = 0;
     while (picked.length < batch && reads < maxReads) {
       const rows = await store.createdBefore(state, cutoff, offset, Math.min(CHUNK, maxReads - reads));
       if (rows.length === 0) break;
