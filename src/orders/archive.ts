@@ -119,6 +119,35 @@ export class OrderArchive {
     return out;
   }
 
+  /**
+   * Archived orders whose id starts with `prefix` (lower-case), at most `max`, newest month first.
+   * Reads month files until it has found them: meant for an operator's look-up, not a hot path.
+   */
+  async find(prefix: string, max: number): Promise<Order[]> {
+    const needle = `"id":"${prefix}`;
+    const found: Order[] = [];
+    for (const month of (await this.months()).reverse()) {
+      const byId = new Map<string, Order>();
+      const input = createReadStream(this.fileOf(month), { encoding: "utf8" });
+      const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+      try {
+        for await (const line of lines) {
+          if (!line.includes(needle)) continue; // cheap: most lines are not parsed at all
+          const order = parseLine(line);
+          if (order?.id.startsWith(prefix)) byId.set(order.id, order);
+        }
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      } finally {
+        lines.close();
+        input.destroy();
+      }
+      found.push(...byId.values());
+      if (found.length >= max) break;
+    }
+    return found.slice(0, max);
+  }
+
   /** How many archived orders an operator filter matches, over every month. */
   async count(filter: OrderFilter): Promise<number> {
     let total = 0;

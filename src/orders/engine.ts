@@ -170,6 +170,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     findIdsByPrefix: (prefix, max) => store.idsByPrefix(prefix, max),
     createdBetween: (from, to) =>
       archived ? archived.createdBetween(from, to) : store.createdBetween(from, to),
+    findArchived: retention ? (prefix, max) => retention.archive.find(prefix, max) : undefined,
     start() {
       if (worker.isRunning) return;
       store

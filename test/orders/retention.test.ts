@@ -339,6 +339,19 @@ describe("operators over archived months", () => {
     const failedList = OperatorBot.one(await bot.press(OPERATOR_ID, "op:l:f:0", 5000));
     expect(failedList.text).toContain("1–1 of 1");
 
+    // An archived row opens a read-only card saying where the order is kept; so does /order #ref.
+    const old = archivedOrders[1]!;
+    const card = OperatorBot.one(await bot.press(OPERATOR_ID, `op:o:${old.id}`, 5000));
+    expect(card.method).toBe("sendMessage");
+    expect(card.text).toContain(old.id);
+    expect(card.text).toContain(`kept in the archive file of ${OrderArchive.monthOf(old.createdAt)}`);
+    expect(allData(card.keyboard)).toEqual([]);
+    const byRef = OperatorBot.one(await bot.send(OPERATOR_ID, `/order #${old.id.slice(0, 8)}`));
+    expect(byRef.text).toContain(old.id);
+    expect(byRef.text).toContain("Archived");
+    const gone = await bot.press(OPERATOR_ID, `op:o:${randomUUID()}`, 5000);
+    expect(OperatorBot.callbackAnswer(gone)?.text).toBe("This order no longer exists.");
+
     // /stats: the 30-day window counts the archived orders; today only the live one.
     const stats = OperatorBot.one(await bot.send(OPERATOR_ID, "/stats"));
     expect(stats.text).toContain("Orders: 1 · paid 0 · delivered 1 · failed 0");
