@@ -21,7 +21,9 @@ COPY --from=build /app/dist ./dist
 COPY locales ./locales
 
 # The files stay owned by root (read-only to the bot); the process runs as the unprivileged "node"
-# user of the base image. The bot keeps all state in Redis and writes nothing to the disk.
+# user of the base image. The bot keeps its state in Redis; the one thing it writes to disk is the
+# order archive (ARCHIVE_DIR=archive, i.e. /app/archive): writable by the bot, a volume in compose.yaml.
+RUN mkdir -p /app/archive && chown node:node /app/archive
 USER node
 
 # The HTTP listener (HTTP_PORT): reseller and Telegram webhooks, /healthz, /readyz, /metrics.

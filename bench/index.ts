@@ -2,7 +2,7 @@
  * `npm run bench`: every figure of BENCHMARKS.md, measured on this machine against the project's
  * own emulators and a private Redis (all traffic stays on 127.0.0.1). Prints tables and writes
  * bench/results.json. `--quick` runs smaller sizes (a smoke run, not figures to quote);
- * `--only rush,release,intake,versus,engine` runs some phases only.
+ * `--only rush,release,intake,versus,engine,retention` runs some phases only.
  *
  * The machine may be shared and noisy: only figures of the same run compare, which is why every
  * rush is printed beside the floor (a bare grammY + runner bot) measured right before it.
@@ -13,6 +13,7 @@ import { webhookIntake, webhookVersusPolling } from "./delivery.js";
 import { engineCommandsPerOrder } from "./engine-cost.js";
 import { dur, fmt, mb, printGrid, printTable } from "./lib.js";
 import { release, WALKER_DELAY_MS } from "./release.js";
+import { retentionSoak } from "./retention.js";
 import { ANSWER_GOAL_MS, type FloorResult, floorRush, type RushResult, shopRush } from "./rush.js";
 import { ACTIONS, type Walk } from "./walk.js";
 
@@ -28,6 +29,13 @@ const sizes = {
   webhooks: argNumber("webhooks", quick ? 50 : 500),
   versus: argNumber("versus", quick ? 20 : 200),
   engine: argNumber("engine", quick ? 20 : 200),
+  /** Retention soak: orders a day × simulated days (100,000 orders), retention in days. */
+  retention: {
+    perDay: argNumber("retention-per-day", quick ? 100 : 1000),
+    days: argNumber("retention-days", quick ? 20 : 100),
+    retentionDays: quick ? 5 : 30,
+    live: quick ? 50 : 500,
+  },
 };
 const only = arg("only")?.split(",");
 const runs = (phase: string) => !only || only.includes(phase);
@@ -37,6 +45,7 @@ const ms3 = (a: number, b: number, c: number) =>
     ? `${[a, b, c].map((x) => (Number.isFinite(x) ? fmt(x, 0) : "never")).join(" / ")} ms`
     : [a, b, c].map((x) => (Number.isFinite(x) ? dur(x) : "never")).join(" / ");
 const of = (n: number, total: number) => `${fmt(n, 0)} of ${fmt(total, 0)}`;
+const mb1 = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MB`;
 const ratio = (a: number, b: number) => `×${fmt(a / b, 1)}`;
 
 function rushRows(r: RushResult, f: FloorResult): string[][] {
@@ -239,6 +248,54 @@ if (runs("engine")) {
       ],
     ],
   );
+}
+
+if (runs("retention") && sizes.retention.days > 0) {
+  const soak = await retentionSoak(sizes.retention);
+  results.retention = soak;
+  const step = Math.max(1, Math.round(soak.days / 12));
+  const rows = soak.series
+    .filter(
+      (d) => d.day === 1 || d.day % step === 0 || d.day === soak.days || d.day === soak.retentionDays + 1,
+    )
+    .map((d) => [
+      String(d.day),
+      fmt(d.created, 0),
+      fmt(d.inRedis, 0),
+      mb1(d.memoryBeforeSweep),
+      mb1(d.memoryAfterSweep),
+      fmt((d.memoryAfterSweep - soak.baselineMemory) / d.inRedis, 0),
+      fmt(d.archived, 0),
+      mb1(d.archiveBytes),
+      dur(d.sweepMs),
+    ]);
+  printGrid(
+    `6. Retention soak: ${fmt(soak.perDay, 0)} orders a day for ${soak.days} simulated days, ORDER_RETENTION_DAYS=${soak.retentionDays}, ${soak.live} orders never final`,
+    [
+      "day",
+      "created",
+      "in Redis",
+      "memory before sweep",
+      "after sweep",
+      "bytes / order in Redis",
+      "archived",
+      "archive on disk",
+      "day's sweeps",
+    ],
+    rows,
+  );
+  printTable("Retention soak, summary", [
+    [
+      "Redis memory per order in Redis ((used_memory − empty Redis) ÷ orders)",
+      `${fmt(soak.bytesPerOrder, 0)} bytes`,
+    ],
+    [
+      `memory after sweeps, day ${soak.retentionDays + 1} (retention applies) → day ${soak.days}`,
+      `${mb1(soak.flatFromMemory)} → ${mb1(soak.series.at(-1)!.memoryAfterSweep)} (×${soak.growthOnceFlat.toFixed(3)})`,
+    ],
+    ["archive sweep throughput", `${fmt(soak.archivedPerSecond, 0)} orders/s`],
+    ["orders never final, still in Redis", `${fmt(soak.liveLeftInRedis, 0)} of ${fmt(soak.live, 0)}`],
+  ]);
 }
 
 writeFileSync(

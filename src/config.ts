@@ -153,6 +153,15 @@ const envSchema = z
     DEFAULT_LOCALE: enumOf(LOCALES, "ru"),
     SUPPORT_CONTACT: optionalString,
     LOG_LEVEL: enumOf(LOG_LEVELS, "info"),
+    ORDER_RETENTION_DAYS: number(90, { int: true, min: 1, max: 36500 }),
+    ARCHIVE_DIR: optionalString.transform((v, ctx) => {
+      if (v === undefined) return "archive";
+      if (v.includes("\0")) {
+        ctx.addIssue({ code: "custom", message: "must be a directory path (no NUL characters)" });
+        return z.NEVER;
+      }
+      return v;
+    }),
   })
   .superRefine(
     (env, ctx) => {
@@ -215,6 +224,10 @@ export interface Config {
   defaultLocale: Locale;
   supportContact: string | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Orders final for longer than this many days go to the archive and leave Redis. */
+  orderRetentionDays: number;
+  /** Where the archive's month files (orders-YYYY-MM.jsonl) are written, relative to the working directory unless absolute. */
+  archiveDir: string;
 }
 
 /** Every environment variable the bot reads, in the order of DESIGN.md. */
@@ -275,6 +288,8 @@ export function createConfig(env: Record<string, string | undefined>): Config {
     defaultLocale: e.DEFAULT_LOCALE,
     supportContact: e.SUPPORT_CONTACT,
     logLevel: e.LOG_LEVEL,
+    orderRetentionDays: e.ORDER_RETENTION_DAYS,
+    archiveDir: e.ARCHIVE_DIR,
   };
 }
 

@@ -85,6 +85,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
     config,
     ...opts.engine,
     pace: opts.outgoingPace,
+    retention: { days: config.orderRetentionDays, dir: config.archiveDir },
     hooks: {
       onTransition: (order) =>
         metrics.orderTransitions.inc({ state: order.state, product: order.item.product }),

@@ -117,6 +117,7 @@ op-resend-not-final = Nothing to resend: the order has no final result yet.
 op-refunded-done = Marked refunded.
 op-refunded-not-needed = No refund was pending for this order.
 op-gone = This order no longer exists.
+op-archived = 🗄 Archived: this order left the bot's database after the retention period; it is kept in the archive file of { $month }. Read-only.
 
 ## /stats
 op-stats-title = 📊 <b>Statistics</b> (orders by the time they were created, UTC)

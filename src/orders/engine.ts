@@ -2,12 +2,14 @@ import type { Logger } from "../logger.js";
 import { OutgoingDispatcher } from "../outgoing/dispatcher.js";
 import { type OutgoingPace, OutgoingQueue } from "../outgoing/queue.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
+import { OrderArchive, withArchive } from "./archive.js";
 import { cancel, checkPayable, confirm, markPaid, quote } from "./checkout.js";
 import { type EngineConfig, type EngineContext, type EngineHooks, pollMsOf } from "./context.js";
 import { Retry, runJob } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
+import type { RetentionSettings } from "./retention.js";
 import { type Effect, OrderStore } from "./store.js";
 import { applyResellerOrder, onDeliveryHint, recheck } from "./tracking.js";
 import type { Notifier, Order, OrdersApi } from "./types.js";
@@ -42,6 +44,11 @@ export interface OrdersEngineOptions {
   messageLeaseMs?: number;
   hooks?: EngineHooks;
   now?: () => number;
+  /**
+   * Retention and the archive (retention.ts): ORDER_RETENTION_DAYS and ARCHIVE_DIR. Without it
+   * orders stay in Redis and operators' lists and stats read Redis only.
+   */
+  retention?: { days: number; dir: string; batch?: number; everyMs?: number };
 }
 
 export interface OrdersEngine extends OrdersApi {
@@ -81,6 +88,14 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   const log = opts.logger.child({ component: "orders" });
   const pollMs = pollMsOf(opts.config);
   const quoteTtlMs = opts.config.quoteTtlSeconds * 1000;
+  const retention: RetentionSettings | undefined = opts.retention && {
+    archive: new OrderArchive(opts.retention.dir),
+    retentionMs: opts.retention.days * 24 * 3600_000,
+    batch: opts.retention.batch ?? 1000,
+    everyMs: opts.retention.everyMs ?? 3600_000,
+    catchUpMs: 60_000,
+  };
+  const archived = retention && withArchive(store, retention.archive);
 
   // A rush of payments pulls the deposit check forward once, not once per order.
   let balancePulledAt = Number.NEGATIVE_INFINITY;
@@ -140,7 +155,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
         log.error({ member }, "unknown job type");
         return undefined;
       }
-      const result = await runJob(ctx, job, { balanceEveryMs });
+      const result = await runJob(ctx, job, { balanceEveryMs, retention });
       return result instanceof Retry ? result.at : undefined;
     },
     onOutcome: (member, outcome) => ctx.hooks.onJob?.(jobTypeOf(member), outcome),
@@ -156,7 +171,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     confirm: (orderId, userId) => confirm(ctx, orderId, userId),
     cancel: (orderId, userId) => cancel(ctx, orderId, userId),
     listByChat: (chatId, offset, limit) => store.pageByChat(chatId, offset, limit),
-    listAll: (filter, offset, limit) => store.pageByFilter(filter, offset, limit),
+    listAll: (filter, offset, limit) =>
+      archived ? archived.listAll(filter, offset, limit) : store.pageByFilter(filter, offset, limit),
     recheck: (orderId) => recheck(ctx, orderId),
     async resendFinal(orderId) {
       const res = await store.update(orderId, (o) =>
@@ -176,12 +192,19 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       return res.won;
     },
     findIdsByPrefix: (prefix, max) => store.idsByPrefix(prefix, max),
-    createdBetween: (from, to) => store.createdBetween(from, to),
+    createdBetween: (from, to) =>
+      archived ? archived.createdBetween(from, to) : store.createdBetween(from, to),
+    findArchived: retention ? (prefix, max) => retention.archive.find(prefix, max) : undefined,
     start() {
       if (worker.isRunning) return;
       store
         .scheduleOnce(encodeJob({ type: "balance" }), now())
         .catch((err) => log.warn({ err }, "could not schedule the balance check"));
+      if (retention) {
+        store
+          .scheduleOnce(encodeJob({ type: "archive" }), now())
+          .catch((err) => log.warn({ err }, "could not schedule the archive sweep"));
+      }
       worker.start();
       dispatcher.start();
       log.info("orders engine started");

@@ -4,6 +4,7 @@ import { type EngineContext, pollMsOf, transition } from "./context.js";
 import type { Job } from "./jobs.js";
 import { alertMessage, finalMessage, isQuoteExpired, TRACKED_STATES } from "./lifecycle.js";
 import { rubToKopecks } from "./pricing.js";
+import { type RetentionSettings, sweepArchive } from "./retention.js";
 import type { Effect } from "./store.js";
 import { applyResellerOrder, flagStuckIfLate } from "./tracking.js";
 import { FINAL_STATES, type Order, type RefundState } from "./types.js";
@@ -26,12 +27,13 @@ function backoff(ctx: EngineContext, since: number | undefined, min: number): Re
 export async function runJob(
   ctx: EngineContext,
   job: Job,
-  opts: { balanceEveryMs: number },
+  opts: { balanceEveryMs: number; retention?: RetentionSettings },
 ): Promise<Retry | undefined> {
   if (job.type === "balance") {
     await checkBalance(ctx).catch((err) => ctx.log.warn({ err }, "balance check failed"));
     return new Retry(ctx.now() + opts.balanceEveryMs);
   }
+  if (job.type === "archive") return archiveSweep(ctx, opts.retention);
   const order = await ctx.store.get(job.orderId);
   if (!order) return undefined;
   switch (job.type) {
@@ -58,6 +60,22 @@ export async function runJob(
     case "xrefund":
       await refundExtraCharge(ctx, order, job.chargeId);
       return undefined;
+  }
+}
+
+/** The periodic archive sweep (retention.ts); an archive this process does not have drops the job. */
+async function archiveSweep(
+  ctx: EngineContext,
+  retention: RetentionSettings | undefined,
+): Promise<Retry | undefined> {
+  if (!retention) return undefined;
+  try {
+    const { full } = await sweepArchive(ctx, retention, ctx.now());
+    return new Retry(ctx.now() + (full ? retention.catchUpMs : retention.everyMs));
+  } catch (err) {
+    // A full disk or an unwritable ARCHIVE_DIR: nothing left Redis; say so and try again later.
+    ctx.log.error({ err, dir: retention.archive.dir }, "archive sweep failed; orders stay in Redis");
+    return new Retry(ctx.now() + Math.min(retention.everyMs, 5 * 60_000));
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AlertKind } from "./types.js";
+import type { AlertKind, Order } from "./types.js";
 
 /**
  * The follow-up work the orders engine schedules, one variant per kind. Jobs live in the
@@ -23,7 +23,9 @@ export type Job =
   /** Tell the operators about an order. */
   | { type: "alert"; kind: AlertKind; orderId: string }
   /** Check the reseller deposit (periodic, and after every pay). */
-  | { type: "balance" };
+  | { type: "balance" }
+  /** Move orders final for longer than the retention to the archive (periodic, see retention.ts). */
+  | { type: "archive" };
 
 export type JobType = Job["type"];
 
@@ -37,6 +39,8 @@ export function encodeJob(job: Job): string {
       return `xrefund:${job.orderId}:${job.chargeId}`;
     case "balance":
       return "balance:check";
+    case "archive":
+      return "archive:sweep";
     default:
       return `${job.type}:${job.orderId}`;
   }
@@ -47,12 +51,39 @@ export function decodeJob(member: string): Job | null {
   const [type = "", first = "", ...rest] = member.split(":");
   const second = rest.join(":");
   if (type === "balance") return { type: "balance" };
+  if (type === "archive") return { type: "archive" };
   if (!first) return null;
   if (type === "alert") return second ? { type, kind: first as AlertKind, orderId: second } : null;
   if (type === "xrefund") return { type, orderId: first, chargeId: second };
   if (ORDER_JOBS.has(type))
-    return { type: type as Exclude<Job, { type: "alert" | "xrefund" | "balance" }>["type"], orderId: first };
+    return {
+      type: type as Exclude<Job, { type: "alert" | "xrefund" | "balance" | "archive" }>["type"],
+      orderId: first,
+    };
   return null;
+}
+
+/** Every alert kind (checked by the compiler), for the jobs an order may have. */
+const ALERT_KINDS: Record<AlertKind, true> = {
+  delivery_failed: true,
+  pay_rejected: true,
+  low_balance: true,
+  stuck: true,
+  refund_needed: true,
+  reseller_auth: true,
+  duplicate_payment: true,
+};
+
+/** Every schedule member that can belong to `order`: removed with it when it is archived. */
+export function jobsOfOrder(order: Order): string[] {
+  const orderId = order.id;
+  return [
+    ...[...ORDER_JOBS].map((type) => `${type}:${orderId}`),
+    ...(Object.keys(ALERT_KINDS) as AlertKind[]).map((kind) => encodeJob({ type: "alert", kind, orderId })),
+    ...(order.extraCharges ?? []).map((c) =>
+      encodeJob({ type: "xrefund", orderId, chargeId: c.telegramChargeId }),
+    ),
+  ];
 }
 
 /** The type of an encoded job, for logs and metrics. */

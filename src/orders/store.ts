@@ -37,7 +37,14 @@ interface Stored {
   version: number;
 }
 
-const SCRIPTS = ["writeOrder", "claimJobs-1", "finishJob-1", "renewJob-1", "scheduleIfState-2"] as const;
+const SCRIPTS = [
+  "writeOrder",
+  "claimJobs-1",
+  "finishJob-1",
+  "renewJob-1",
+  "scheduleIfState-2",
+  "removeOrder-6",
+] as const;
 
 const READ_CHUNK = 500;
 /** Orders whose last seen version this process keeps, to write without reading first. */
@@ -391,5 +398,53 @@ export class OrderStore {
 
   async pendingJobs(): Promise<number> {
     return this.redis.zcard(this.keys.jobs);
+  }
+
+  // ---- retention (see retention.ts) ----
+
+  /**
+   * Orders in `state` created before `before` (ms), oldest first from the `offset`-th, with their
+   * versions: the candidates of the archive sweep (an order changes after it is created, never
+   * before, so nothing older than the retention is missed).
+   */
+  async createdBefore(state: OrderState, before: number, offset: number, count: number): Promise<Stored[]> {
+    const ids = await this.redis.zrangebyscore(
+      this.keys.state(state),
+      "-inf",
+      `(${before}`,
+      "LIMIT",
+      offset,
+      count,
+    );
+    if (ids.length === 0) return [];
+    const pipe = this.redis.pipeline();
+    for (const id of ids) pipe.hmget(this.keys.order(id), "v", "json");
+    const found: Stored[] = [];
+    for (const [err, row] of (await pipe.exec()) ?? []) {
+      const [v, json] = (row ?? []) as (string | null)[];
+      if (!err && v && json) found.push({ order: JSON.parse(json) as Order, version: Number(v) });
+    }
+    return found;
+  }
+
+  /**
+   * Deletes an archived order, its index entries and its `jobs` (schedule members) in one atomic
+   * step, if it is still at `version` (lua/removeOrder-6.lua). False when it changed meanwhile.
+   */
+  async removeArchived(order: Order, version: number, jobs: readonly string[]): Promise<boolean> {
+    this.recent.delete(order.id);
+    const res = await this.scripts["removeOrder-6"](
+      this.keys.order(order.id),
+      this.keys.all,
+      this.keys.chat(order.customer.chatId),
+      this.keys.state(order.state),
+      this.keys.attention,
+      this.keys.jobs,
+      version,
+      order.state,
+      order.id,
+      ...jobs,
+    );
+    return res === 1;
   }
 }

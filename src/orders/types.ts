@@ -226,4 +226,9 @@ export interface OrdersApi {
   findIdsByPrefix(prefix: string, max: number): Promise<string[]>;
   /** Orders created between two times (ms, inclusive), for statistics. */
   createdBetween(from: number, to: number): Promise<Order[]>;
+  /**
+   * Orders that left Redis for the archive whose id starts with `prefix` (lower-case), at most
+   * `max` (an operator opening an archived order). Absent when there is no archive.
+   */
+  findArchived?(prefix: string, max: number): Promise<Order[]>;
 }

@@ -10,6 +10,7 @@ import { stripHtml } from "../format/html.js";
 import {
   clip,
   type OperatorView,
+  renderArchivedCard,
   renderOrderCard,
   renderOrdersList,
   renderRefundConfirm,
@@ -32,6 +33,12 @@ export interface OperatorFeatureDeps {
   reseller: Pick<ResellerClient, "balance">;
   /** Clock for /stats and "checked at" lines (tests). */
   now?: () => number;
+}
+
+/** An order found for an operator, and whether it came from the archive. */
+interface Found {
+  order: Order;
+  archived: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -137,13 +144,23 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
     return renderOrderCard(order, tOf(ctx), await localeOf(ctx, config.defaultLocale));
   }
 
-  /** The order named by the full id or the start of it; `ambiguous` when the start fits several. */
-  async function findOrder(ref: string): Promise<Order | "ambiguous" | null> {
-    if (UUID.test(ref)) return (await orders.get(ref)) ?? (await orders.get(ref.toLowerCase()));
-    const found = await orders.findIdsByPrefix(ref.toLowerCase(), 2);
-    if (found.length > 1) return "ambiguous";
-    const [id] = found;
-    return id ? orders.get(id) : null;
+  /**
+   * The order named by the full id or the start of it; `ambiguous` when the start fits several.
+   * Orders in Redis first, then the archive (orders that left Redis after the retention).
+   */
+  async function findOrder(ref: string): Promise<Found | "ambiguous" | null> {
+    if (UUID.test(ref)) {
+      const order = (await orders.get(ref)) ?? (await orders.get(ref.toLowerCase()));
+      if (order) return { order, archived: false };
+    } else {
+      const found = await orders.findIdsByPrefix(ref.toLowerCase(), 2);
+      if (found.length > 1) return "ambiguous";
+      const order = found[0] ? await orders.get(found[0]) : null;
+      if (order) return { order, archived: false };
+    }
+    const archived = (await orders.findArchived?.(ref.toLowerCase(), 2)) ?? [];
+    if (archived.length > 1) return "ambiguous";
+    return archived[0] ? { order: archived[0], archived: true } : null;
   }
 
   /** Loads the order of a button; answers the button when it is gone. */
@@ -151,6 +168,20 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
     const order = await orders.get(id);
     if (!order) await answer(ctx, ctx.t("op-gone"), true);
     return order;
+  }
+
+  /** The order of a button that opens a card: from Redis, else the archive (read-only card). */
+  async function cardOf(ctx: BotContext, id: string): Promise<OperatorView | null> {
+    const order = await orders.get(id);
+    if (order) return cardView(ctx, order);
+    const [archived] = (await orders.findArchived?.(id.toLowerCase(), 1)) ?? [];
+    if (archived?.id === id.toLowerCase()) return archivedCardView(ctx, archived);
+    await answer(ctx, ctx.t("op-gone"), true);
+    return null;
+  }
+
+  async function archivedCardView(ctx: BotContext, order: Order): Promise<OperatorView> {
+    return renderArchivedCard(order, tOf(ctx), await localeOf(ctx, config.defaultLocale));
   }
 
   const idOf = (ctx: BotContext) => (ctx.match as RegExpMatchArray)[1] ?? "";
@@ -205,21 +236,22 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
       await ctx.reply(ctx.t(key, { id: m[1] }), { parse_mode: "HTML" });
       return;
     }
-    await show(ctx, await cardView(ctx, found), false);
+    const view = found.archived ? archivedCardView(ctx, found.order) : cardView(ctx, found.order);
+    await show(ctx, await view, false);
   });
 
   op.callbackQuery(OP_CB_MATCH.open, async (ctx) => {
-    const order = await orderOf(ctx, idOf(ctx));
-    if (!order) return;
+    const view = await cardOf(ctx, idOf(ctx));
+    if (!view) return;
     await answer(ctx);
-    await show(ctx, await cardView(ctx, order), false);
+    await show(ctx, view, false);
   });
 
   op.callbackQuery(OP_CB_MATCH.card, async (ctx) => {
-    const order = await orderOf(ctx, idOf(ctx));
-    if (!order) return;
+    const view = await cardOf(ctx, idOf(ctx));
+    if (!view) return;
     await answer(ctx);
-    await show(ctx, await cardView(ctx, order), true);
+    await show(ctx, view, true);
   });
 
   op.callbackQuery(OP_CB_MATCH.recheck, async (ctx) => {

@@ -1,4 +1,4 @@
-import type { InlineKeyboard } from "grammy";
+import { InlineKeyboard } from "grammy";
 import type { Locale } from "../../config.js";
 import type {
   Customer,
@@ -298,6 +298,17 @@ export function renderOrderCard(order: Order, t: Translate, locale: Locale): Ope
   let text = cardText(order, t, locale, true);
   if (text.length > MAX_TEXT) text = cardText(order, t, locale, false);
   return { text, reply_markup: orderCardKeyboard(order, t) };
+}
+
+/**
+ * The card of an order that left Redis for the archive (retention): read-only, so no actions,
+ * with a line saying where it is kept (the month file of its creation).
+ */
+export function renderArchivedCard(order: Order, t: Translate, locale: Locale): OperatorView {
+  const note = t("op-archived", { month: new Date(order.createdAt).toISOString().slice(0, 7) });
+  let text = `${cardText(order, t, locale, true)}\n\n${note}`;
+  if (text.length > MAX_TEXT) text = `${cardText(order, t, locale, false)}\n\n${note}`;
+  return { text, reply_markup: new InlineKeyboard() };
 }
 
 /** The card with "are you sure?" buttons in place of the actions. */
