@@ -124,6 +124,13 @@ class Lease {
   }
 }
 
+/** A recorded update taken over from a process that died. */
+interface Taken {
+  update: Update;
+  lease: Lease;
+  chat: string | undefined;
+}
+
 /**
  * Takes the updates Telegram posts to the webhook so that none is lost: each is handled while
  * Telegram waits for the answer, and answered once handled; one that takes longer than the
@@ -147,6 +154,8 @@ export class WebhookIntake extends BackgroundLoop {
   private readonly active = new Set<Promise<unknown>>();
   /** Recorded updates whose lease this process holds. */
   private readonly leases = new Map<number, Lease>();
+  /** Recorded updates this process took over from another (that died) and has not handled yet. */
+  private readonly taken = new Map<number, Taken>();
 
   constructor(deps: {
     redis: Redis;
@@ -256,26 +265,33 @@ export class WebhookIntake extends BackgroundLoop {
    * update could not be handled (Redis unreachable before the handler ran).
    */
   private enqueue(update: Update): Promise<void> {
-    const chat = chatOf(update);
+    return this.inChatOrder(chatOf(update), update.update_id, () => this.handle(update));
+  }
+
+  /**
+   * Runs `work` for update `updateId` once the chat's earlier updates are done: those queued here
+   * before it and the older ones recorded by any process.
+   */
+  private inChatOrder(chat: string | undefined, updateId: number, work: () => Promise<void>): Promise<void> {
     const run = async () => {
-      if (chat !== undefined) await this.clearBacklog(chat, update.update_id);
-      await this.handle(update);
+      if (chat !== undefined) await this.clearBacklog(chat, updateId);
+      await work();
     };
-    let work: Promise<void>;
+    let done: Promise<void>;
     if (chat === undefined) {
-      work = run();
+      done = run();
     } else {
       const before = this.chains.get(chat) ?? Promise.resolve();
-      work = before.then(run, run);
-      const tail = work.catch(() => undefined);
+      done = before.then(run, run);
+      const tail = done.catch(() => undefined);
       this.chains.set(chat, tail);
       void tail.then(() => {
         if (this.chains.get(chat) === tail) this.chains.delete(chat);
       });
     }
-    this.active.add(work);
-    void work.catch(() => undefined).finally(() => this.active.delete(work));
-    return work;
+    this.active.add(done);
+    void done.catch(() => undefined).finally(() => this.active.delete(done));
+    return done;
   }
 
   /** Hands an update to the bot; a handler's error is logged (the bot's error boundary told the customer). */
@@ -288,12 +304,17 @@ export class WebhookIntake extends BackgroundLoop {
   }
 
   /**
-   * Waits until no older recorded update of the chat is left that another process holds, handling
-   * first those whose lease ran out (their process died).
+   * Waits until no older recorded update of the chat is left: those this process took over are
+   * handled first, as are those whose lease ran out (their process died); those another process
+   * holds are waited for.
    */
   private async clearBacklog(chat: string, updateId: number): Promise<void> {
     const [updates, chats, leases] = this.keys;
     for (;;) {
+      const older = [...this.taken.values()]
+        .filter((t) => t.chat === chat && t.update.update_id < updateId)
+        .sort((a, b) => a.update.update_id - b.update.update_id);
+      for (const t of older) await this.runTaken(t.update.update_id);
       const now = Date.now();
       const [live, claimed] = (await this.scripts.chatBacklog(
         updates,
@@ -304,32 +325,54 @@ export class WebhookIntake extends BackgroundLoop {
         now,
         now + this.timings.leaseMs,
       )) as [string[], string[]];
-      for (const { update, lease } of this.adopt(claimed, now + this.timings.leaseMs)) {
-        await this.handle(update);
-        try {
-          await lease.finish();
-        } finally {
-          this.leases.delete(lease.updateId);
-        }
-      }
+      this.adopt(claimed, now + this.timings.leaseMs);
+      // Claimed just now, or meanwhile by this process's own scan: handled at the top of the loop.
+      const here = claimed.length > 0 || live.some((id) => this.taken.has(Number(id)));
       const elsewhere = live.filter((id) => !this.leases.has(Number(id)));
-      if (claimed.length === 0 && elsewhere.length === 0) return;
-      if (elsewhere.length > 0) await new Promise((r) => setTimeout(r, BACKLOG_POLL_MS));
+      if (!here && elsewhere.length === 0) return;
+      if (!here) await new Promise((r) => setTimeout(r, BACKLOG_POLL_MS));
     }
   }
 
-  /** Leases of updates just claimed, oldest first. */
-  private adopt(claimed: string[], end: number): { update: Update; lease: Lease }[] {
-    const out: { update: Update; lease: Lease }[] = [];
+  /** Keeps updates just claimed as taken over (leased here, not yet handled); returns them oldest first. */
+  private adopt(claimed: string[], end: number): Taken[] {
+    const out: Taken[] = [];
     for (let i = 0; i + 1 < claimed.length; i += 2) {
       const id = Number(claimed[i]);
       const lease = new Lease(this, id, end);
       this.leases.set(id, lease);
-      out.push({ update: JSON.parse(claimed[i + 1] ?? "{}") as Update, lease });
+      const update = JSON.parse(claimed[i + 1] ?? "{}") as Update;
+      const taken = { update, lease, chat: chatOf(update) };
+      this.taken.set(id, taken);
+      out.push(taken);
     }
     if (out.length > 0)
       this.log.info({ update_ids: out.map((u) => u.lease.updateId) }, "taking over recorded updates");
     return out.sort((a, b) => a.update.update_id - b.update.update_id);
+  }
+
+  /** Handles an update taken over, unless an earlier one of its chat did already; then forgets it. */
+  private async runTaken(updateId: number): Promise<void> {
+    const t = this.taken.get(updateId);
+    if (!t) return;
+    this.taken.delete(updateId);
+    await this.handle(t.update);
+    try {
+      await t.lease.finish();
+    } catch (err) {
+      this.log.warn({ err, update_id: updateId }, "could not forget a handled update");
+    } finally {
+      this.leases.delete(updateId);
+    }
+  }
+
+  /** An update taken over that could not be handled here goes back to every process at once. */
+  private async giveBack(updateId: number): Promise<void> {
+    const t = this.taken.get(updateId);
+    if (!t) return;
+    this.taken.delete(updateId);
+    this.leases.delete(updateId);
+    await t.lease.release().catch(() => undefined);
   }
 
   /** Looks for recorded updates whose lease ran out and handles them, in their chats' order. */
@@ -346,8 +389,9 @@ export class WebhookIntake extends BackgroundLoop {
           CLAIM_BATCH,
           now + this.timings.leaseMs,
         )) as string[];
-        for (const { update, lease } of this.adopt(claimed, now + this.timings.leaseMs)) {
-          void this.settleLease(lease, this.enqueue(update));
+        for (const t of this.adopt(claimed, now + this.timings.leaseMs)) {
+          const id = t.update.update_id;
+          void this.inChatOrder(t.chat, id, () => this.runTaken(id)).catch(() => this.giveBack(id));
         }
       } catch (err) {
         this.log.warn({ err }, "could not look for recorded updates");
