@@ -19,7 +19,7 @@ export interface HttpServerDeps {
 }
 
 /** /readyz answers within this even when `ready()` hangs (a Redis that stopped answering). */
-export const READY_TIMEOUT_MS = 80;
+export const READY_TIMEOUT_MS = 50;
 
 /** `ready()`, false when it fails or has not answered within {@link READY_TIMEOUT_MS}. */
 async function readyWithin(ready: () => Promise<boolean>): Promise<boolean> {
