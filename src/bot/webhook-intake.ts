@@ -152,6 +152,8 @@ export class WebhookIntake extends BackgroundLoop {
   private readonly chains = new Map<string, Promise<unknown>>();
   /** Every update in progress here. */
   private readonly active = new Set<Promise<unknown>>();
+  /** The updates taken from the webhook and still in progress, by update_id. */
+  private readonly inProgress = new Map<number, Promise<void>>();
   /** Recorded updates whose lease this process holds. */
   private readonly leases = new Map<number, Lease>();
   /** Recorded updates this process took over from another (that died) and has not handled yet. */
@@ -206,7 +208,15 @@ export class WebhookIntake extends BackgroundLoop {
   /** Handles (or records) one update; the webhook answers 200 unless it was refused. */
   async take(update: Update): Promise<IntakeOutcome> {
     if (!this.accepting) return "refused";
-    const work = this.enqueue(update);
+    const id = update.update_id;
+    // Telegram sends an update again after a 503: one still in progress here is not started twice.
+    let work = this.inProgress.get(id);
+    if (!work) {
+      const started = this.enqueue(update);
+      work = started;
+      this.inProgress.set(id, started);
+      void started.catch(() => undefined).finally(() => this.inProgress.delete(id));
+    }
     const settled = await timeout(
       work.then(
         () => "handled" as const,
@@ -216,32 +226,32 @@ export class WebhookIntake extends BackgroundLoop {
       "late" as const,
     );
     if (settled !== "late") return settled;
+    if (this.leases.has(id)) return "recorded";
     // Still in progress: recorded before the 200, so the update outlives this process.
     const end = Date.now() + this.timings.leaseMs;
     const [updates, chats, leases] = this.keys;
-    const recorded = await timeout(
-      this.scripts
-        .recordUpdate(
-          updates,
-          chats,
-          leases,
-          update.update_id,
-          JSON.stringify(update),
-          chatOf(update) ?? "",
-          end,
-        )
-        .then(
-          () => true,
-          () => false,
-        ),
-      this.timings.recordTimeoutMs,
-      false,
-    );
-    if (!recorded) return "refused";
-    const lease = new Lease(this, update.update_id, end);
-    this.leases.set(update.update_id, lease);
-    void this.settleLease(lease, work);
-    return "recorded";
+    const recording = this.scripts
+      .recordUpdate(updates, chats, leases, id, JSON.stringify(update), chatOf(update) ?? "", end)
+      .then(
+        () => true,
+        () => false,
+      );
+    const recorded = await timeout(recording, this.timings.recordTimeoutMs, false);
+    const inProgress = work;
+    const keep = () => {
+      const lease = new Lease(this, id, end);
+      this.leases.set(id, lease);
+      void this.settleLease(lease, inProgress);
+    };
+    if (recorded) {
+      keep();
+      return "recorded";
+    }
+    // Refused; should the record land late all the same, it is looked after like any other.
+    void recording.then((late) => {
+      if (late) keep();
+    });
+    return "refused";
   }
 
   /** Finishes a recorded update once handled; hands it back when it could not be handled here. */

@@ -90,6 +90,9 @@ describe("the webhook intake", () => {
     expect(await a.take(message(2, 10))).toBe("recorded");
     const [updates] = intakeKeys(prefix);
     expect(JSON.parse((await redis.hget(updates, "2")) ?? "null")).toMatchObject({ update_id: 2 });
+    // Sent again (as Telegram does after an error) while still in progress: not started twice.
+    expect(await a.take(message(2, 10))).toBe("recorded");
+    expect(bot.started).toEqual([1, 2]);
     bot.release(2);
     await until("the recorded update to be forgotten", async () => (await redis.hlen(updates)) === 0);
     expect(bot.handled).toEqual([1, 2]);
