@@ -1,7 +1,8 @@
 /**
  * Drill 2: Redis (append-only, fsync always) is killed mid-run and started again with its data.
  * While it is down customers who write must get a clear "try again" answer; the bot must recover
- * without a restart, and orders paid before the outage must all complete.
+ * without a restart, and orders paid before the outage must all complete. /readyz answers 503 within
+ * 100 ms while Redis is down, and while it is frozen (SIGSTOP: connected, answering nothing).
  */
 import { mapLimit, sleep } from "../bench/lib.js";
 import type { ChatUser } from "../sandbox/telegram/index.js";
@@ -32,6 +33,44 @@ interface Probe {
   sentAt: number;
   text?: string;
   ms?: number;
+}
+
+/** GET /readyz every `everyMs` for `forMs`: each answer's status and time. */
+async function sampleReadyz(
+  port: number,
+  forMs: number,
+  everyMs = 200,
+): Promise<{ status: number; ms: number }[]> {
+  const out: { status: number; ms: number }[] = [];
+  const until = Date.now() + forMs;
+  while (Date.now() < until) {
+    const at = performance.now();
+    const status = await fetch(`http://127.0.0.1:${port}/readyz`, {
+      signal: AbortSignal.timeout(10_000),
+    }).then(
+      async (r) => {
+        await r.arrayBuffer();
+        return r.status;
+      },
+      () => 0,
+    );
+    out.push({ status, ms: performance.now() - at });
+    await sleep(everyMs);
+  }
+  return out;
+}
+
+function readyzRow(id: string, what: string, samples: { status: number; ms: number }[]): Row {
+  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const p50 = sorted[Math.floor(sorted.length / 2)] ?? 0;
+  const max = sorted[sorted.length - 1] ?? 0;
+  const refused = samples.filter((s) => s.status === 503).length;
+  return {
+    id,
+    check: `/readyz with Redis ${what}: 503 within 100 ms`,
+    pass: samples.length > 0 && refused === samples.length && max < 100,
+    figure: `${refused}/${samples.length} answered 503; p50 ${p50.toFixed(1)} ms, max ${max.toFixed(1)} ms`,
+  };
 }
 
 /** Sends `input` and waits for the bot's next new message (up to `timeoutMs`). */
@@ -80,6 +119,10 @@ export async function redisOutageDrill(opts: RedisOutageOptions, sink: LogSink):
     // ---- the outage ----
     await stack.redis.kill();
     const downAt = Date.now();
+    // The first answers come while the client notices the connection is gone.
+    const readyzDown = sleep(300).then(() =>
+      sampleReadyz(stack.httpPort, Math.min(3_000, opts.outageMs - 500)),
+    );
     const probes: Promise<Probe>[] = [];
     const returning = paid[0]?.user ?? ds.customer();
     const inputs: [ChatUser, string][] = [
@@ -100,6 +143,7 @@ export async function redisOutageDrill(opts: RedisOutageOptions, sink: LogSink):
     await stack.redis.restart();
     const upAt = Date.now();
     const answers = await Promise.all(probes);
+    const readyzWhileDown = await readyzDown;
 
     // ---- recovery, by itself ----
     stack.sandbox.pauseDelivery(false);
@@ -141,6 +185,10 @@ export async function redisOutageDrill(opts: RedisOutageOptions, sink: LogSink):
       if (finalMessages(texts, p.user.id, p.orderId) === 1) exactlyOne += 1;
     }
 
+    // A Redis that hangs: connected, answering nothing.
+    stack.redis.pause();
+    const readyzWhileFrozen = await sampleReadyz(stack.httpPort, 1_500).finally(() => stack.redis.resume());
+
     const clear = answers.filter((a) => a.text !== undefined && TRY_AGAIN.test(a.text));
     const silent = answers.filter((a) => a.text === undefined);
     // An input the bot could only read once Redis was back may get its real answer: that is fine.
@@ -178,6 +226,8 @@ export async function redisOutageDrill(opts: RedisOutageOptions, sink: LogSink):
           done && paid.length === opts.customers && delivered === paid.length && exactlyOne === paid.length,
         figure: `${delivered}/${paid.length} delivered, ${exactlyOne} with exactly one final message; ${paid.length}/${opts.customers} had paid before the outage`,
       },
+      readyzRow("2d", "down", readyzWhileDown),
+      readyzRow("2e", "frozen (SIGSTOP)", readyzWhileFrozen),
     ];
   } finally {
     await ds.close();

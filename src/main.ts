@@ -8,6 +8,7 @@ import { startBot } from "./bot/lifecycle.js";
 import { createNotifier } from "./bot/notifier.js";
 import { TelegramHolds } from "./bot/telegram-holds.js";
 import { createTelegramTransport } from "./bot/telegram-transport.js";
+import { type IntakeTimings, WebhookIntake } from "./bot/webhook-intake.js";
 import { createCatalogService } from "./catalog/service.js";
 import { type Config, ConfigError, createConfig, secretsOf } from "./config.js";
 import { resellerWebhookHandler } from "./http/reseller-webhook.js";
@@ -36,6 +37,8 @@ export interface AppOptions {
   outgoingPace?: Partial<OutgoingPace>;
   /** Engine tuning for tests and drills. */
   engine?: { leaseMs?: number; idleDelayMs?: number; concurrency?: number };
+  /** Webhook intake timings for tests and drills. */
+  webhook?: Partial<IntakeTimings>;
 }
 
 /** The composition root: config → logger → redis → reseller → catalog → notifier → orders → bot → http. */
@@ -98,6 +101,10 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
     { config, logger, redis, orders: ordersService, reseller, catalog, metrics },
     { transport },
   );
+  const intake =
+    config.botMode === "webhook"
+      ? new WebhookIntake({ redis, prefix: config.redisPrefix, receiver: bot, logger, timings: opts.webhook })
+      : undefined;
   const http = await startHttpServer({
     host: config.httpHost,
     port: config.httpPort,
@@ -108,16 +115,17 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
       onDeliveryHint: (id) => ordersService.onDeliveryHint(id),
       onOutcome: (outcome) => metrics.webhookRequests.inc({ outcome }),
     }),
-    telegramWebhook:
-      config.botMode === "webhook"
-        ? telegramWebhookHandler(bot, config, (updates) => recordPayments(ordersService, updates))
-        : undefined,
-    ready: async () => (await redis.ping()) === "PONG",
+    telegramWebhook: intake
+      ? telegramWebhookHandler(intake, config, (updates) => recordPayments(ordersService, updates))
+      : undefined,
+    // A Redis that is reconnecting is not ready; one that does not answer at once is not either
+    // (the listener bounds the wait).
+    ready: async () => redis.status === "ready" && (await redis.ping()) === "PONG",
     metrics: () => metrics.render(),
   });
 
   ordersService.start();
-  const botHandle = await startBot(bot, { config, logger });
+  const botHandle = await startBot(bot, { config, logger, intake });
   logger.info(
     { mode: config.botMode, checkout: config.checkout, http: http.url, products: config.products },
     "shop bot started",

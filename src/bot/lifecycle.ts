@@ -9,6 +9,7 @@ import { registerCommands } from "./commands.js";
 import type { BotContext } from "./context.js";
 import { recordPayments } from "./features/payments.js";
 import { createI18n } from "./i18n.js";
+import type { WebhookIntake } from "./webhook-intake.js";
 
 /** Updates the bot asks Telegram for. */
 export const ALLOWED_UPDATES = ["message", "callback_query", "pre_checkout_query"] as const;
@@ -56,15 +57,16 @@ export function recordPolledPayments(api: Api, orders: OrdersApi): void {
 }
 
 /**
- * Starts receiving updates: long polling through @grammyjs/runner, or (BOT_MODE=webhook)
- * registers the webhook; updates then arrive through the HTTP listener (src/http/telegram-webhook.ts).
- * Also registers the command lists.
+ * Starts receiving updates: long polling through @grammyjs/runner, or (BOT_MODE=webhook) opens the
+ * webhook intake and registers the webhook; updates then arrive through the HTTP listener
+ * (src/http/telegram-webhook.ts). Also registers the command lists. Stopping in webhook mode
+ * refuses new updates at once (503: Telegram sends them again) and waits for those in progress.
  */
 export async function startBot(
   bot: Bot<BotContext>,
-  deps: { config: Config; logger: Logger },
+  deps: { config: Config; logger: Logger; intake?: WebhookIntake },
 ): Promise<{ stop(): Promise<void> }> {
-  const { config, logger } = deps;
+  const { config, logger, intake } = deps;
   await bot.init();
   try {
     await registerCommands(bot.api, createI18n(config), config, logger);
@@ -72,13 +74,15 @@ export async function startBot(
     logger.warn({ err }, "could not register commands");
   }
   if (config.botMode === "webhook") {
+    intake?.start();
     await bot.api.setWebhook(config.botWebhookUrl ?? "", {
       secret_token: config.botWebhookSecret,
       allowed_updates: [...ALLOWED_UPDATES],
     });
     logger.info({ username: bot.botInfo.username }, "bot receiving updates by webhook");
     return {
-      stop: () => drain(bot),
+      // The intake waits (bounded) for every update it handed to the bot.
+      stop: () => (intake ? intake.stop() : drain(bot)),
     };
   }
   await bot.api.deleteWebhook();

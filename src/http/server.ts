@@ -12,10 +12,26 @@ export interface HttpServerDeps {
   resellerWebhook: Handler;
   /** POST /webhooks/telegram (webhook mode only) */
   telegramWebhook?: Handler;
-  /** GET /readyz: true when Redis answers. */
+  /** GET /readyz: true when Redis answers (bounded by READY_TIMEOUT_MS). */
   ready(): Promise<boolean>;
   /** GET /metrics: Prometheus text and its content type. */
   metrics?(): Promise<{ contentType: string; body: string }>;
+}
+
+/** /readyz answers within this even when `ready()` hangs (a Redis that stopped answering). */
+export const READY_TIMEOUT_MS = 50;
+
+/** `ready()`, false when it fails or has not answered within {@link READY_TIMEOUT_MS}. */
+async function readyWithin(ready: () => Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([ready().catch(() => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface HttpServer {
@@ -39,7 +55,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     "POST /webhooks/telegram": deps.telegramWebhook,
     "GET /healthz": (_req, res) => text(res, 200, "ok\n"),
     "GET /readyz": async (_req, res) => {
-      const ready = await deps.ready().catch(() => false);
+      const ready = await readyWithin(deps.ready);
       text(res, ready ? 200 : 503, ready ? "ready\n" : "redis unavailable\n");
     },
     "GET /metrics": deps.metrics

@@ -7,9 +7,14 @@ import { safeEqual } from "./signature.js";
 /** Updates are small; a larger body is refused with 413. */
 export const TELEGRAM_BODY_LIMIT = 1024 * 1024;
 
-/** What takes the updates in: the bot (grammY's `Bot`), started in webhook mode. */
-export interface UpdateReceiver {
-  handleUpdate(update: Update): Promise<void>;
+/**
+ * What takes the updates in (src/bot/webhook-intake.ts): `handled` and `recorded` are answered
+ * 200, `refused` 503 so that Telegram sends the update again.
+ */
+export interface UpdateIntake {
+  /** False before the bot started and once it began stopping. */
+  readonly isAccepting: boolean;
+  take(update: Update): Promise<"handled" | "recorded" | "refused">;
 }
 
 /** Records the payments a batch of updates carries (idempotent); rejects when they cannot be recorded. */
@@ -25,13 +30,14 @@ function parseUpdate(raw: Buffer): Update | undefined {
 }
 
 /**
- * POST /webhooks/telegram: checks X-Telegram-Bot-Api-Secret-Token (401 otherwise), answers
- * 200 at once and processes the update in the background (per-chat order is kept by the
- * bot's sequentialize middleware). A payment the update carries is recorded before the 200
- * that confirms it (503 when it cannot be: Telegram delivers the update again later).
+ * POST /webhooks/telegram: checks X-Telegram-Bot-Api-Secret-Token (401 otherwise) and answers 200
+ * only once the update is handled, or recorded in Redis when handling takes longer (the intake
+ * decides). A payment the update carries is recorded before anything else. 503 — Telegram
+ * delivers the update again — while the bot is not taking updates (starting or stopping) and
+ * when the update could be neither handled nor recorded (Redis unreachable).
  */
 export function telegramWebhookHandler(
-  receiver: UpdateReceiver,
+  intake: UpdateIntake,
   config: Pick<Config, "botWebhookSecret">,
   recordPayments?: RecordPayments,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
@@ -39,6 +45,11 @@ export function telegramWebhookHandler(
     const token = req.headers["x-telegram-bot-api-secret-token"];
     if (!safeEqual(typeof token === "string" ? token : undefined, config.botWebhookSecret)) {
       res.writeHead(401).end();
+      req.resume();
+      return;
+    }
+    if (!intake.isAccepting) {
+      res.writeHead(503, { "retry-after": "1" }).end();
       req.resume();
       return;
     }
@@ -63,8 +74,8 @@ export function telegramWebhookHandler(
       res.writeHead(503).end();
       return;
     }
-    res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    // Errors are logged by the bot's error boundary; the bot tracks updates in progress itself.
-    void receiver.handleUpdate(update).catch(() => undefined);
+    const outcome = await intake.take(update);
+    if (outcome === "refused") res.writeHead(503, { "retry-after": "1" }).end();
+    else res.writeHead(200, { "content-type": "application/json" }).end("{}");
   };
 }

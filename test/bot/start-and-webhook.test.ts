@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBot } from "../../src/bot/index.js";
 import { startBot } from "../../src/bot/lifecycle.js";
+import { WebhookIntake } from "../../src/bot/webhook-intake.js";
 import { type Config, createConfig } from "../../src/config.js";
 import { telegramWebhookHandler } from "../../src/http/telegram-webhook.js";
 import { createLogger } from "../../src/logger.js";
@@ -37,7 +38,7 @@ async function setup(env: Record<string, string>) {
     { config, logger, redis, orders: new FakeOrders(), catalog: fakeCatalog(), reseller: fakeReseller },
     { botInfo: BOT_INFO },
   );
-  return { tg, config, bot };
+  return { tg, config, bot, redis };
 }
 
 describe("starting the bot", () => {
@@ -87,12 +88,15 @@ describe("the Telegram webhook route", () => {
   }
 
   it("refuses a request without the right secret token and handles one with it", async () => {
-    const { tg, config, bot } = await setup({
+    const { tg, config, bot, redis } = await setup({
       BOT_MODE: "webhook",
       BOT_WEBHOOK_URL: "https://shop.example/webhooks/telegram",
       BOT_WEBHOOK_SECRET: "s3cret-token",
     });
-    const url = await serve(telegramWebhookHandler(bot, config));
+    const intake = new WebhookIntake({ redis, prefix: config.redisPrefix, receiver: bot, logger });
+    intake.start();
+    cleanups.push(() => intake.stop());
+    const url = await serve(telegramWebhookHandler(intake, config));
     const body = JSON.stringify(textUpdate(ALICE, "/help"));
     const headers = { "content-type": "application/json" };
     expect((await fetch(url, { method: "POST", body, headers })).status).toBe(401);

@@ -69,6 +69,39 @@ describe("health, readiness and metrics of the running app", () => {
     expect(up.body).toBe("ready\n");
   });
 
+  it("answers /readyz 503 at once, not after the client's reconnect backoff, while Redis is down or hung", async () => {
+    redis = await startPrivateRedis();
+    h = await startAppHarness({ REDIS_URL: redis.url });
+    const readyz = `${h.app.http.url}/readyz`;
+    // Generous: the client's reconnect backoff (0.4, 2.4, 4.2 s… between answers) goes far past it.
+    const bound = { signal: AbortSignal.timeout(1_500) };
+    const probe = async () => {
+      const res = await fetch(readyz, { signal: AbortSignal.timeout(1_500) });
+      return { status: res.status, body: await res.text() };
+    };
+    expect((await fetch(readyz, bound)).status).toBe(200);
+
+    await redis.kill();
+    await eventually(async () => (await probe()).status === 503);
+    // Every probe while Redis stays down answers, each well before the bound.
+    for (let i = 0; i < 6; i += 1) {
+      expect(await probe()).toEqual({ status: 503, body: "redis unavailable\n" });
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    await redis.restart();
+    await eventually(async () => (await probe()).status === 200);
+
+    // A Redis that keeps the connection open but answers nothing.
+    redis.pause();
+    try {
+      for (let i = 0; i < 3; i += 1)
+        expect(await probe()).toEqual({ status: 503, body: "redis unavailable\n" });
+    } finally {
+      redis.resume();
+    }
+    await eventually(async () => (await probe()).status === 200);
+  });
+
   it("exposes every shopbot_* metric and counts the orders it completed", async () => {
     h = await startAppHarness();
     const customers = [newAppCustomer(h.telegram), newAppCustomer(h.telegram)];

@@ -15,11 +15,15 @@ const SECRET = "telegram-webhook-secret_4f0c9a";
 let h: AppHarness;
 
 beforeEach(async () => {
-  h = await startAppHarness({
-    BOT_MODE: "webhook",
-    BOT_WEBHOOK_URL: PUBLIC_WEBHOOK_URL,
-    BOT_WEBHOOK_SECRET: SECRET,
-  });
+  h = await startAppHarness(
+    {
+      BOT_MODE: "webhook",
+      BOT_WEBHOOK_URL: PUBLIC_WEBHOOK_URL,
+      BOT_WEBHOOK_SECRET: SECRET,
+    },
+    // Shutdown waits this long for an update in progress (one test leaves one hanging).
+    { webhook: { stopGraceMs: 1_000 } },
+  );
   // Play the reverse proxy: Telegram's requests to the public https address reach the local listener.
   // Re-register the webhook as the bot did, with the local address in place of the public one.
   const res = await fetch(`${h.telegram.apiRoot}/bot${APP_BOT_TOKEN}/setWebhook`, {
@@ -37,6 +41,33 @@ beforeEach(async () => {
 afterEach(async () => {
   await h.close();
 });
+
+const CREATE = "POST /api/reseller/order/create";
+
+async function until(what: string, fn: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A text message update from `userId` in their private chat. */
+function textUpdate(updateId: number, userId: number, text: string) {
+  return {
+    update_id: updateId,
+    message: {
+      message_id: updateId % 1_000_000,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: userId, type: "private" },
+      from: { id: userId, is_bot: false, first_name: "Test", language_code: "en" },
+      text,
+      ...(text.startsWith("/")
+        ? { entities: [{ type: "bot_command", offset: 0, length: text.length }] }
+        : {}),
+    },
+  };
+}
 
 function postUpdate(headers: Record<string, string>, update: unknown) {
   return fetch(`${h.app.http.url}/webhooks/telegram`, {
@@ -93,5 +124,44 @@ describe("BOT_MODE=webhook", () => {
     expect(right.status).toBe(200);
     await customer.waitForBotMessage(/What would you like to buy/, 10_000);
     expect(customer.botMessages()).toHaveLength(1);
+  });
+
+  it("answers 200 only once the update has been handled", async () => {
+    const customer = newAppCustomer(h.telegram);
+    customer.startChat();
+    const res = await postUpdate(
+      { "x-telegram-bot-api-secret-token": SECRET },
+      textUpdate(999_000_101, customer.id, "/start"),
+    );
+    expect(res.status).toBe(200);
+    // Handled before the answer: the reply is in the chat already.
+    expect(customer.botMessages().map((m) => m.text)).toEqual([
+      expect.stringMatching(/What would you like to buy/),
+    ]);
+  });
+
+  it("answers 503 to an update that arrives once shutdown began, and leaves it to Telegram to send again", async () => {
+    const customer = newAppCustomer(h.telegram);
+    await customer.sendText("/start");
+    await customer.pressButton("⭐ Telegram Stars", { timeoutMs: 10_000 });
+    await customer.pressButton("50 ⭐", { timeoutMs: 10_000 });
+    // The reseller swallows the quote: that update is still in progress when shutdown begins,
+    // which keeps the listener open meanwhile.
+    h.sandbox.fail(CREATE, "hang", 1);
+    void customer.pressButton(/^🙋 To myself/, { timeoutMs: 10_000 }).catch(() => undefined);
+    await until("the quote request", () =>
+      h.sandbox.requests().some((r) => `${r.method} ${r.path}` === CREATE),
+    );
+
+    const stopping = h.app.stop(2_000);
+    const late = newAppCustomer(h.telegram);
+    late.startChat();
+    const res = await postUpdate(
+      { "x-telegram-bot-api-secret-token": SECRET },
+      textUpdate(999_000_201, late.id, "/start"),
+    );
+    expect(res.status).toBe(503);
+    await stopping;
+    expect(late.botMessages()).toHaveLength(0);
   });
 });

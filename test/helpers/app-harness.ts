@@ -10,7 +10,7 @@ import {
   startTelegramEmulator,
   type TelegramEmulator,
 } from "../../sandbox/telegram/index.js";
-import { type App, startApp } from "../../src/main.js";
+import { type App, type AppOptions, startApp } from "../../src/main.js";
 import { freePort } from "./private-redis.js";
 import { testRedisUrl, uniquePrefix } from "./redis.js";
 
@@ -37,6 +37,8 @@ export interface AppBackends {
 
 export interface BackendOptions {
   sandbox?: Partial<Omit<SandboxOptions, "apiKey" | "webhookSecret" | "webhookRewrite">>;
+  /** Webhook intake timings of the app (startAppHarness only). */
+  webhook?: AppOptions["webhook"];
 }
 
 /**
@@ -119,6 +121,7 @@ export async function startAppHarness(
         },
       }),
       engine: { leaseMs: 5_000, idleDelayMs: 20 },
+      ...(opts.webhook ? { webhook: opts.webhook } : {}),
     });
   } catch (err) {
     await backends.close();

@@ -14,6 +14,10 @@ export interface PrivateRedis {
   kill(): Promise<void>;
   /** Starts the server again on the same port and directory. */
   restart(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open and nothing is answered, as with a hung Redis. */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
 }
 
 export { freePort };
@@ -32,7 +36,11 @@ export async function startPrivateRedis(opts: { appendonly?: boolean } = {}): Pr
   if (!hasRedisServer()) {
     const given = process.env.TEST_REDIS_URL;
     if (given) {
-      return { url: given, port: 0, stop: async () => {}, kill: async () => {}, restart: async () => {} };
+      const none = async () => {};
+      const refuse = () => {
+        throw new Error("a Redis given by TEST_REDIS_URL cannot be paused");
+      };
+      return { url: given, port: 0, stop: none, kill: none, restart: none, pause: refuse, resume: refuse };
     }
     throw new Error(
       "Tests need Redis: install redis-server (apt-get install redis-server) or set TEST_REDIS_URL to a Redis the tests may use.",
@@ -78,6 +86,7 @@ export async function startPrivateRedis(opts: { appendonly?: boolean } = {}): Pr
     url,
     port,
     stop: async () => {
+      if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGCONT");
       const t = setTimeout(() => child?.kill("SIGKILL"), 3000);
       await waitExit("SIGTERM");
       clearTimeout(t);
@@ -85,5 +94,7 @@ export async function startPrivateRedis(opts: { appendonly?: boolean } = {}): Pr
     },
     kill: () => waitExit("SIGKILL"),
     restart: start,
+    pause: () => child?.kill("SIGSTOP"),
+    resume: () => child?.kill("SIGCONT"),
   };
 }
