@@ -56,10 +56,12 @@ export type TakeResult =
       waitMs: number;
       /** About when the next message may be taken (ms from now); -1 when no other waits. */
       nextWaitMs: number;
+      /** The lease's end (ms, Redis clock): the holder's token for `renew`. */
+      leaseEnd: number;
     }
   | { taken: false /** ms until something may go; -1 when the queue is empty. */; waitMs: number };
 
-const SCRIPTS = ["takeOutgoing-4"] as const;
+const SCRIPTS = ["takeOutgoing-4", "renewLease-1"] as const;
 /** Queue entries one take looks at before it gives up on finding a free chat. */
 const SCAN = 64;
 
@@ -108,13 +110,14 @@ export class OutgoingQueue {
       SCAN,
       opts.horizonMs,
       opts.housekeeping ? "1" : "0",
-    )) as [number, string | number, number?, number?];
+    )) as [number, string | number, number?, number?, number?];
     if (reply[0] === 1) {
       return {
         taken: true,
         member: String(reply[1]),
         waitMs: Number(reply[2] ?? 0),
         nextWaitMs: Number(reply[3] ?? 0),
+        leaseEnd: Number(reply[4] ?? 0),
       };
     }
     return { taken: false, waitMs: Number(reply[1]) };
@@ -125,9 +128,13 @@ export class OutgoingQueue {
     await this.redis.zrem(this.keys.leases, member);
   }
 
-  /** Extends the lease of a message being sent, unless it was offered again meanwhile. */
-  async renew(member: string, leaseMs: number): Promise<void> {
-    await this.redis.zadd(this.keys.leases, "XX", this.now() + leaseMs, member);
+  /**
+   * Extends the lease of a message being sent to `leaseMs` from now, unless it is no longer this
+   * holder's (`leaseEnd` is what the take or the last renewal gave). Returns the new lease end, or
+   * 0 when the lease was lost: the message was offered again and may be another process's now.
+   */
+  async renew(member: string, leaseEnd: number, leaseMs: number): Promise<number> {
+    return Number(await this.scripts["renewLease-1"](this.keys.leases, member, leaseEnd, leaseMs));
   }
 
   /** The message could not be sent now: offered again, behind those of its priority already waiting. */

@@ -18,7 +18,8 @@
   ARGV[6]  '1' to do housekeeping first (offer expired leases again, forget idle chats)
 
   Reply: { 1, message, wait ms until its slot, wait ms until the next message may be taken
-           (-1: the queue holds no other) } when one was taken;
+           (-1: the queue holds no other), the lease's end (ms, Redis clock: the score the
+           holder renews and acknowledges with) } when one was taken;
          { 0, wait ms } when nothing may go yet (-1: the queue is empty).
   The message's chat is the part after the first ':' up to the next ':'.
 ]]
@@ -55,7 +56,8 @@ for i, m in ipairs(entries) do
   local free = tonumber(frees[i] or '0') or 0
   if free <= slot then
     redis.call('ZREM', KEYS[1], m)
-    redis.call('ZADD', KEYS[2], slot + tonumber(ARGV[1]), m)
+    local leaseEnd = slot + tonumber(ARGV[1])
+    redis.call('ZADD', KEYS[2], leaseEnd, m)
     local nextSlot = slot + tonumber(ARGV[2])
     local chatNext = slot + tonumber(ARGV[3])
     redis.call('SET', KEYS[4], nextSlot, 'PX', 60000)
@@ -69,7 +71,7 @@ for i, m in ipairs(entries) do
     elseif #entries >= tonumber(ARGV[4]) then
       nextWait = 0
     end
-    return { 1, m, slot - now, nextWait }
+    return { 1, m, slot - now, nextWait, leaseEnd }
   end
   if earliest == nil or free < earliest then earliest = free end
 end
