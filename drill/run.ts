@@ -34,6 +34,8 @@ export function drillSizes(short: boolean) {
           settleMs: 60_000,
           stepMs: 12_000,
           paymentKills: 3,
+          resumeKills: 2,
+          resumeOrders: 2,
         }
       : {
           customers: 200,
@@ -44,6 +46,8 @@ export function drillSizes(short: boolean) {
           settleMs: 120_000,
           stepMs: 20_000,
           paymentKills: 6,
+          resumeKills: 6,
+          resumeOrders: 3,
         },
     redis: short ? { customers: 5, outageMs: 3_000 } : { customers: 20, outageMs: 10_000 },
     reseller: short
@@ -75,8 +79,8 @@ export function drillSizes(short: boolean) {
 export function drillNotes(short: boolean, only?: string[]): string[] {
   const s = drillSizes(short);
   const notes = [
-    `The bot runs as drill/bot-child.ts: production startApp() with the job lease shortened to ${LEASE_MS / 1000} s (production 60 s) so work a killed process held is taken over sooner; LOG_LEVEL=debug.`,
-    `1: ${s.kill.customers} customers buy 50 Stars (webhooks on, polling every 1 s); ${s.kill.kills} SIGKILLs, each after ${s.kill.uptimeMs[0] / 1000}–${s.kill.uptimeMs[1] / 1000} s of uptime, restart at once; a customer starts again when a step is not answered in ${s.kill.stepMs / 1000} s (at most 8 tries); settle ≤ ${s.kill.settleMs / 1000} s. 1d: ${s.kill.paymentKills} more kills, each as soon as the bot has fetched a customer's successful_payment (the update left the emulator's queue), then a restart.`,
+    `The bot runs as drill/bot-child.ts: production startApp() with the production leases (${LEASE_MS / 1000} s for a claimed job and a taken outgoing message, renewed every third of it); LOG_LEVEL=debug.`,
+    `1: ${s.kill.customers} customers buy 50 Stars (webhooks on, polling every 1 s); ${s.kill.kills} SIGKILLs, each after ${s.kill.uptimeMs[0] / 1000}–${s.kill.uptimeMs[1] / 1000} s of uptime, restart at once; a customer starts again when a step is not answered in ${s.kill.stepMs / 1000} s (at most 8 tries); settle ≤ ${s.kill.settleMs / 1000} s. 1d: ${s.kill.paymentKills} more kills, each as soon as the bot has fetched a customer's successful_payment (the update left the emulator's queue), then a restart. 1e: ${s.kill.resumeKills} kills, each once ${s.kill.resumeOrders} customers' pay calls hang at the reseller (no delivery webhooks), restart at once; timed from the kill to each final message (delivery 0.3 s after pay, polled every 1 s).`,
     `2: redis-server with appendonly (fsync always) SIGKILLed for ${s.redis.outageMs / 1000} s, then started on the same port and directory; ${s.redis.customers} orders pending across it (sandbox delivery paused).`,
     `3: sandbox.fail("*", mode, Infinity) for 500, hang, reset in turn; each mode lasts until its quote probe is answered (${s.reseller.stretchMs.hang.minMs / 1000}–${s.reseller.stretchMs.hang.maxMs / 1000} s for hang); ${s.reseller.payersPerMode} customer(s) pay during each. The reseller client gives up on a hanging request after 10 s, 4 attempts.`,
     `4: ${s.fuzz.inputs} inputs from ${s.fuzz.customers} customers, at most one per ${Math.ceil(4_000 / 10)} ms each (incoming limit 12 per 4 s); an input counts as answered by a new message, an edit or a callback answer within 10 s. The bot's own Telegram send limiter is lifted for this drill only.`,
