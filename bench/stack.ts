@@ -16,7 +16,7 @@ export const BOT_TOKEN = "7000000001:BENCHbenchBENCHbenchBENCHbench";
 export const API_KEY = "bench-api-key-5c1e";
 export const WEBHOOK_SECRET = "bench-webhook-secret-a9";
 export const OPERATOR_ID = 9001;
-export const PUBLIC_BASE = "https://bench.shop.invalid";
+const PUBLIC_BASE = "https://bench.shop.invalid";
 
 export interface Stack {
   redis: PrivateRedis;
