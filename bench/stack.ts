@@ -55,6 +55,11 @@ export interface StackOptions {
   /** Receives everything the bot process writes (stdout and stderr), e.g. for a log scan. */
   onBotOutput?: (chunk: string) => void;
   /**
+   * Local port the reseller's delivery webhooks (to `PUBLIC_BASE_URL`) reach: a load balancer in
+   * front of several bot processes. Default: the bot's own listener.
+   */
+  publicPort?: number;
+  /**
    * Preload bench/redis-probe.ts into the bot (the production entry, `node dist/main.js`, unless
    * `botArgs` say otherwise) to count its Redis commands and round trips.
    */
@@ -154,7 +159,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     balanceRub: 100_000_000,
     deliveryDelayMs: opts.deliveryDelayMs ?? 200,
     webhookRetryDelayMs: 200,
-    webhookRewrite: [{ from: PUBLIC_BASE, to: `http://127.0.0.1:${httpPort}` }],
+    webhookRewrite: [{ from: PUBLIC_BASE, to: `http://127.0.0.1:${opts.publicPort ?? httpPort}` }],
   });
   const emulator = await startTelegramEmulator({ token: BOT_TOKEN, rateLimits: opts.rateLimits ?? false });
   const env: Record<string, string> = {

@@ -1,15 +1,14 @@
 /**
  * The bot the fault drills run and kill: the production composition root (`startApp`) with the
- * job lease shortened from 60 s to 8 s, so work a killed process had claimed is taken over within
- * seconds and a drill settles faster. `DRILL_LIFT_LIMITS=1` also lifts the pace of the bot's
- * outgoing queue (the fuzz drill measures input handling, not Telegram's 30 messages/s ceiling).
- * SIGTERM/SIGINT stop it cleanly.
+ * production leases (10 s for a claimed job and for a taken outgoing message), so the drills
+ * measure how soon work a killed process held is taken over. `DRILL_LIFT_LIMITS=1` lifts the pace
+ * of the bot's outgoing queue (the fuzz drill measures input handling, not Telegram's 30
+ * messages/s ceiling). SIGTERM/SIGINT stop it cleanly.
  */
 import { startApp } from "../src/main.js";
 
 const lifted = process.env.DRILL_LIFT_LIMITS === "1";
 const app = await startApp(process.env, {
-  engine: { leaseMs: 8_000 }, // LEASE_MS in drill/lib.ts
   ...(lifted
     ? {
         outgoingPace: { globalPerSecond: 100_000, chatPerSecond: 10_000 },

@@ -3,18 +3,24 @@
  * time. Customers cope (a step not answered in time is tried again). Afterwards every paid order
  * must end final (or flagged stuck), no custom_id may be charged twice, and each paying customer
  * must get exactly one final message per order. Then a few targeted kills, each right after the
- * bot fetched a customer's successful_payment: the payment must not be lost.
+ * bot fetched a customer's successful_payment: the payment must not be lost. Last, the resume
+ * time: kills while `pay` is in flight with the reseller's webhooks lost, each timed from the kill
+ * to the customer's final message.
  */
-import { mapLimit, sleep } from "../bench/lib.js";
+import { mapLimit, percentile, sleep } from "../bench/lib.js";
 import {
   buyStarsPatiently,
   type DrillStack,
   emulatorCore,
   FINAL_STATES,
   finalMessages,
+  finalSentAt,
   finalTextRe,
+  hangingPays,
   jobsByType,
+  LEASE_MS,
   type LogSink,
+  PAY_ENDPOINT,
   type Purchase,
   type Row,
   rand,
@@ -41,6 +47,61 @@ export interface KillOptions {
   stepMs: number;
   /** Targeted kills: each right after the bot fetched a customer's successful_payment. */
   paymentKills: number;
+  /** Kills while `pay` is in flight, each timed from the kill to the final messages. */
+  resumeKills: number;
+  /** Orders whose `pay` is in flight at each of those kills. */
+  resumeOrders: number;
+}
+
+/** The promise of issue 13: a paid order whose worker died resumes within this long. */
+export const RESUME_WITHIN_MS = 15_000;
+
+/**
+ * Customers pay while the reseller holds every `pay` without an answer (and sends no delivery
+ * webhook); once all of them are in flight the bot is SIGKILLed and restarted at once. Returns,
+ * per order, the time from the kill to its final message (Infinity when none came), and the
+ * final message count per order.
+ */
+async function killDuringPay(
+  ds: DrillStack,
+  orders: number,
+): Promise<{ orderId: string; resumeMs: number; finals: number }[]> {
+  const { stack } = ds;
+  const users = Array.from({ length: orders }, () => ds.customer());
+  const invoices = await Promise.all(users.map((u) => walkToInvoice(u, 20_000)));
+  const ids = users.map(
+    (u, i) => u.messages().find((m) => m.messageId === invoices[i])?.invoice?.payload ?? "",
+  );
+  stack.sandbox.setWebhooks("drop");
+  stack.sandbox.fail(PAY_ENDPOINT, "hang", orders);
+  try {
+    for (const [i, u] of users.entries()) {
+      const paid = await u.payInvoice({ messageId: invoices[i] ?? 0 });
+      if (!paid.ok) throw new Error(`payment not accepted: ${paid.error}`);
+    }
+    if (!(await settle(() => hangingPays(stack.sandbox, ids) === orders, 15_000))) {
+      throw new Error(`only ${hangingPays(stack.sandbox, ids)} of ${orders} pay calls reached the reseller`);
+    }
+    const killedAt = Date.now();
+    await ds.kill9();
+    await ds.restart();
+    await settle(
+      () => users.every((u, i) => finalSentAt(stack.emulator, u.id, ids[i] ?? "") !== undefined),
+      60_000,
+    );
+    const texts = sentTexts(stack.emulator);
+    return users.map((u, i) => {
+      const at = finalSentAt(stack.emulator, u.id, ids[i] ?? "");
+      return {
+        orderId: ids[i] ?? "",
+        resumeMs: at === undefined ? Number.POSITIVE_INFINITY : at - killedAt,
+        finals: finalMessages(texts, u.id, ids[i] ?? ""),
+      };
+    });
+  } finally {
+    stack.sandbox.clearFaults();
+    stack.sandbox.setWebhooks("send");
+  }
 }
 
 /**
@@ -177,6 +238,13 @@ export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]
       (r) => r.state === "quoted" || r.state === "expired" || r.state === "missing",
     );
 
+    // Resume: kills while pay is in flight, webhooks lost.
+    const resumed: { orderId: string; resumeMs: number; finals: number }[] = [];
+    for (let i = 0; i < opts.resumeKills; i++) resumed.push(...(await killDuringPay(ds, opts.resumeOrders)));
+    const resumeTimes = resumed.map((r) => r.resumeMs);
+    const resumeMax = Math.max(0, ...resumeTimes);
+    const resumeCharges = resumed.map((r) => stack.sandbox.stats(r.orderId).charges);
+
     const stateList = [...byState.entries()].map(([k, n]) => `${k} ${n}`).join(", ");
     const enough = paid.length >= Math.ceil(opts.customers / 2);
     const avgDown = downtimes.length ? downtimes.reduce((a, b) => a + b, 0) / downtimes.length : 0;
@@ -224,6 +292,20 @@ export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]
           (lost.length
             ? `; lost: ${lost.map((r) => `${r.orderId.slice(0, 8)} still ${r.state} (killed when the update left the queue, ${r.fetchedMs} ms after paying)`).join(", ")}`
             : ""),
+      },
+      {
+        id: "1e",
+        check: `kill -9 while pay is in flight (webhooks lost): final message within ${RESUME_WITHIN_MS / 1000} s of the kill`,
+        pass:
+          resumed.length === opts.resumeKills * opts.resumeOrders &&
+          resumeMax <= RESUME_WITHIN_MS &&
+          resumed.every((r) => r.finals === 1) &&
+          resumeCharges.every((n) => n === 1),
+        figure:
+          `kill → final message p50 ${secs(percentile(resumeTimes, 50))}, max ${secs(resumeMax)} ` +
+          `over ${resumed.length} orders in ${opts.resumeKills} kills (lease ${LEASE_MS / 1000} s); ` +
+          `${resumed.filter((r) => r.finals === 1).length}/${resumed.length} exactly one final message, ` +
+          `charges per order ${Math.min(...resumeCharges)}–${Math.max(...resumeCharges)}`,
       },
     ];
   } finally {

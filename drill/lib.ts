@@ -28,10 +28,10 @@ export interface Row {
   figure: string;
 }
 
-/** Job lease of drill/bot-child.ts (production: 60 s). */
-export const LEASE_MS = 8_000;
+/** Lease of a claimed job and of a taken outgoing message, as in production (drill/bot-child.ts keeps it). */
+export { JOB_LEASE_MS as LEASE_MS } from "../src/orders/worker.js";
 
-const BOT_CHILD = fileURLToPath(new URL("./bot-child.ts", import.meta.url));
+export const BOT_CHILD = fileURLToPath(new URL("./bot-child.ts", import.meta.url));
 
 export const rand = (min: number, max: number) => min + Math.random() * (max - min);
 export const randInt = (min: number, maxInclusive: number) => Math.floor(rand(min, maxInclusive + 1));
@@ -426,3 +426,31 @@ export async function settle(
 }
 
 export const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** When the first final message of `orderId` went into `chatId` (ms since epoch), if one did. */
+export function finalSentAt(emulator: TelegramEmulator, chatId: number, orderId: string): number | undefined {
+  const re = finalTextRe(orderId);
+  return emulator
+    .calls("sendMessage")
+    .find((c) => c.ok && Number(c.payload.chat_id) === chatId && re.test(String(c.payload.text ?? "")))?.at;
+}
+
+export const PAY_ENDPOINT = "POST /api/reseller/order/pay";
+
+/** How many of `orderIds` have a `pay` the reseller sandbox is holding without an answer (its "hang" fault). */
+export function hangingPays(sandbox: Stack["sandbox"], orderIds: readonly string[]): number {
+  const ids = new Set(orderIds);
+  const held = new Set<string>();
+  for (const r of sandbox.requests()) {
+    const id = (r.body as { custom_id?: unknown } | null)?.custom_id;
+    if (r.path === "/api/reseller/order/pay" && r.status === 0 && typeof id === "string" && ids.has(id))
+      held.add(id);
+  }
+  return held.size;
+}
+
+/** The order's record as Redis has it (`json` field), for its transition times. */
+export async function orderTimes(redis: Redis, prefix: string, id: string): Promise<Record<string, number>> {
+  const json = await redis.hget(`${prefix}order:${id}`, "json");
+  return json ? ((JSON.parse(json) as { times?: Record<string, number> }).times ?? {}) : {};
+}

@@ -1,6 +1,6 @@
 /**
- * The fault drills, in order: kill -9, Redis outage, reseller faults, fuzz, webhooks, and the log
- * scan over everything the bots wrote meanwhile. Each drill starts its own private Redis,
+ * The fault drills, in order: kill -9, Redis outage, reseller faults, fuzz, webhooks, two processes
+ * with one killed, and the log scan over everything the bots wrote meanwhile. Each drill starts its own private Redis,
  * reseller sandbox, Telegram emulator and bot process (all on 127.0.0.1) and stops them after.
  */
 import { fuzzDrill } from "./fuzz.js";
@@ -8,6 +8,7 @@ import { killDrill } from "./kill.js";
 import { LEASE_MS, LogBook, type LogSink, type Row, SECRETS } from "./lib.js";
 import { redisOutageDrill } from "./redis-outage.js";
 import { resellerFaultDrill } from "./reseller-faults.js";
+import { twoProcessDrill } from "./two-processes.js";
 import { webhookDrill } from "./webhooks.js";
 
 export type { Row } from "./lib.js";
@@ -17,7 +18,7 @@ export interface DrillOptions {
   short?: boolean;
   /** Progress lines (default: stderr). */
   progress?: (line: string) => void;
-  /** Run only these drills ("1".."5"); the log scan covers whatever ran. Default: all. */
+  /** Run only these drills ("1".."5", "7"); the log scan covers whatever ran. Default: all. */
   only?: string[];
 }
 
@@ -34,6 +35,8 @@ export function drillSizes(short: boolean) {
           settleMs: 60_000,
           stepMs: 12_000,
           paymentKills: 3,
+          resumeKills: 2,
+          resumeOrders: 2,
         }
       : {
           customers: 200,
@@ -44,6 +47,8 @@ export function drillSizes(short: boolean) {
           settleMs: 120_000,
           stepMs: 20_000,
           paymentKills: 6,
+          resumeKills: 6,
+          resumeOrders: 3,
         },
     redis: short ? { customers: 5, outageMs: 3_000 } : { customers: 20, outageMs: 10_000 },
     reseller: short
@@ -65,6 +70,9 @@ export function drillSizes(short: boolean) {
           },
           settleMs: 150_000,
         },
+    twoProcesses: short
+      ? { heldOrders: 3, customers: 8, spreadMs: 4_000, stepMs: 12_000, settleMs: 60_000 }
+      : { heldOrders: 10, customers: 40, spreadMs: 20_000, stepMs: 15_000, settleMs: 120_000 },
     fuzz: short
       ? { inputs: 500, customers: 14, maxMs: 120_000, requireEveryStep: false }
       : { inputs: 10_000, customers: 40, maxMs: 900_000, requireEveryStep: true },
@@ -75,15 +83,16 @@ export function drillSizes(short: boolean) {
 export function drillNotes(short: boolean, only?: string[]): string[] {
   const s = drillSizes(short);
   const notes = [
-    `The bot runs as drill/bot-child.ts: production startApp() with the job lease shortened to ${LEASE_MS / 1000} s (production 60 s) so work a killed process held is taken over sooner; LOG_LEVEL=debug.`,
-    `1: ${s.kill.customers} customers buy 50 Stars (webhooks on, polling every 1 s); ${s.kill.kills} SIGKILLs, each after ${s.kill.uptimeMs[0] / 1000}–${s.kill.uptimeMs[1] / 1000} s of uptime, restart at once; a customer starts again when a step is not answered in ${s.kill.stepMs / 1000} s (at most 8 tries); settle ≤ ${s.kill.settleMs / 1000} s. 1d: ${s.kill.paymentKills} more kills, each as soon as the bot has fetched a customer's successful_payment (the update left the emulator's queue), then a restart.`,
+    `The bot runs as drill/bot-child.ts: production startApp() with the production leases (${LEASE_MS / 1000} s for a claimed job and a taken outgoing message, renewed every third of it); LOG_LEVEL=debug.`,
+    `1: ${s.kill.customers} customers buy 50 Stars (webhooks on, polling every 1 s); ${s.kill.kills} SIGKILLs, each after ${s.kill.uptimeMs[0] / 1000}–${s.kill.uptimeMs[1] / 1000} s of uptime, restart at once; a customer starts again when a step is not answered in ${s.kill.stepMs / 1000} s (at most 8 tries); settle ≤ ${s.kill.settleMs / 1000} s. 1d: ${s.kill.paymentKills} more kills, each as soon as the bot has fetched a customer's successful_payment (the update left the emulator's queue), then a restart. 1e: ${s.kill.resumeKills} kills, each once ${s.kill.resumeOrders} customers' pay calls hang at the reseller (no delivery webhooks), restart at once; timed from the kill to each final message (delivery 0.3 s after pay, polled every 1 s).`,
     `2: redis-server with appendonly (fsync always) SIGKILLed for ${s.redis.outageMs / 1000} s, then started on the same port and directory; ${s.redis.customers} orders pending across it (sandbox delivery paused).`,
     `3: sandbox.fail("*", mode, Infinity) for 500, hang, reset in turn; each mode lasts until its quote probe is answered (${s.reseller.stretchMs.hang.minMs / 1000}–${s.reseller.stretchMs.hang.maxMs / 1000} s for hang); ${s.reseller.payersPerMode} customer(s) pay during each. The reseller client gives up on a hanging request after 10 s, 4 attempts.`,
     `4: ${s.fuzz.inputs} inputs from ${s.fuzz.customers} customers, at most one per ${Math.ceil(4_000 / 10)} ms each (incoming limit 12 per 4 s); an input counts as answered by a new message, an edit or a callback answer within 10 s. The bot's own Telegram send limiter is lifted for this drill only.`,
     "5: webhooks POSTed to the bot's listener; 'nothing changed' compares order states and each customer's message count and edits 3 s after the last one.",
-    `6: every line the bot processes wrote in drills 1–5 is searched for: ${SECRETS.map((x) => x.label).join(", ")}.`,
+    `7: two bot processes in webhook mode behind a round-robin balancer (drill/balancer.ts), one Redis; the reseller holds every pay call until the kill. ${s.twoProcesses.heldOrders} customers pay while only the first process runs, then ${s.twoProcesses.customers} buy through both, starting over ${s.twoProcesses.spreadMs / 1000} s; the first process is SIGKILLed half-way and not restarted. Take-over is timed from the kill to the survivor's pay and to the final message of the orders the killed process held.`,
+    `6: every line the bot processes wrote in drills 1–5 and 7 is searched for: ${SECRETS.map((x) => x.label).join(", ")}.`,
   ];
-  return notes.filter((n) => !/^[1-5]:/.test(n) || !only || only.includes(n[0] ?? ""));
+  return notes.filter((n) => !/^[1-57]:/.test(n) || !only || only.includes(n[0] ?? ""));
 }
 
 async function guarded(id: string, name: string, sink: LogSink, run: () => Promise<Row[]>): Promise<Row[]> {
@@ -120,6 +129,7 @@ export async function runDrills(opts: DrillOptions = {}): Promise<Row[]> {
   await step("3", "reseller faults", (sink) => resellerFaultDrill(sizes.reseller, sink));
   await step("4", "fuzz", (sink) => fuzzDrill(sizes.fuzz, sink));
   await step("5", "webhooks", (sink) => webhookDrill(sink));
+  await step("7", "two processes", (sink) => twoProcessDrill(sizes.twoProcesses, sink));
 
   // 6. The log scan over every bot process of the drills that ran.
   const lines = book.sinks.reduce((n, s) => n + s.lines, 0);

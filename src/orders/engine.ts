@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.js";
-import { OutgoingDispatcher } from "../outgoing/dispatcher.js";
+import { MESSAGE_LEASE_MS, OutgoingDispatcher } from "../outgoing/dispatcher.js";
 import { type OutgoingPace, OutgoingQueue } from "../outgoing/queue.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
 import { OrderArchive, withArchive } from "./archive.js";
@@ -13,7 +13,7 @@ import type { RetentionSettings } from "./retention.js";
 import { type Effect, OrderStore } from "./store.js";
 import { applyResellerOrder, onDeliveryHint, recheck } from "./tracking.js";
 import type { Notifier, Order, OrdersApi } from "./types.js";
-import { JobWorker } from "./worker.js";
+import { JOB_LEASE_MS, JobWorker } from "./worker.js";
 
 export type { EngineConfig, EngineHooks } from "./context.js";
 
@@ -30,7 +30,10 @@ export interface OrdersEngineOptions {
   notifier: Notifier;
   logger: Logger;
   config: EngineConfig;
-  /** How long a claimed job is reserved for one worker before another may take it (crash recovery). */
+  /**
+   * How long a claimed job is reserved for one worker before another may take it (crash recovery;
+   * default 10 s, renewed every third of it while the job runs).
+   */
   leaseMs?: number;
   /** Jobs handled at once by this process. */
   concurrency?: number;
@@ -40,7 +43,7 @@ export interface OrdersEngineOptions {
   balanceCheckIntervalMs?: number;
   /** Pace of the outgoing queue (default: Telegram's limits; benchmarks and tests may lift it). */
   pace?: Partial<OutgoingPace>;
-  /** How long a message taken from the outgoing queue may go unacknowledged (crash recovery; default: leaseMs). */
+  /** How long a message taken from the outgoing queue may go unacknowledged (crash recovery; default: leaseMs, else 10 s). */
   messageLeaseMs?: number;
   hooks?: EngineHooks;
   now?: () => number;
@@ -137,8 +140,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   const dispatcher: OutgoingDispatcher = new OutgoingDispatcher({
     queue: outgoing,
     log,
-    leaseMs: opts.messageLeaseMs ?? opts.leaseMs,
-    deliver: (member) => deliverMessage(ctx, member),
+    leaseMs: opts.messageLeaseMs ?? opts.leaseMs ?? MESSAGE_LEASE_MS,
+    deliver: (member, signal) => deliverMessage(ctx, member, signal),
     onOutcome: (member, outcome) => ctx.hooks.onJob?.(jobTypeOf(member), outcome),
   });
 
@@ -146,7 +149,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     store,
     log,
     now,
-    leaseMs: opts.leaseMs ?? 60_000,
+    leaseMs: opts.leaseMs ?? JOB_LEASE_MS,
     concurrency: opts.concurrency ?? 16,
     idleDelayMs: opts.idleDelayMs ?? 2000,
     async run(member) {

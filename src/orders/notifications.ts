@@ -8,16 +8,22 @@ import type { Order } from "./types.js";
 /**
  * The engine's messages, sent when the outgoing queue gives them their turn. Each is rendered
  * from the order as it is now (so a card that changed twice while waiting shows the latest
- * state) and what was sent is recorded on the order.
+ * state) and what was sent is recorded on the order. `signal` aborts when the dispatcher lost
+ * the message's lease: then nothing is sent (another process holds it now).
  */
-export async function deliverMessage(ctx: EngineContext, member: string): Promise<void> {
+export async function deliverMessage(
+  ctx: EngineContext,
+  member: string,
+  signal?: AbortSignal,
+): Promise<void> {
   const message = decodeMessage(member);
   if (!message) {
     ctx.log.error({ message: member }, "unknown outgoing message dropped");
     return;
   }
   const order = await ctx.store.get(message.orderId);
-  if (!order) return;
+  // The lease was lost meanwhile: the process that holds the message now sends it.
+  if (!order || signal?.aborted) return;
   switch (message.kind) {
     case "final":
       return sendFinal(ctx, order);

@@ -4,9 +4,17 @@ import type { OrderStore } from "./store.js";
 
 /**
  * This process's share of the job schedule: claims due jobs with a lease, runs them (at most
- * `concurrency` at once), renews the lease of every running job so no other worker starts it
- * again, and finishes or reschedules each. A process that dies stops renewing; its jobs come
- * back to every worker when their leases run out.
+ * `concurrency` at once), renews the lease of every job that runs longer than a third of it so
+ * no other worker starts it again, and finishes or reschedules each. A process that dies stops
+ * renewing; its jobs come back to every worker when their leases run out (10 s by default), and
+ * an idle worker wakes for that moment, since a leased job's score is its lease's end.
+ *
+ * A renewal can find the lease lost (this process stalled or lost Redis for longer than the
+ * lease, and another worker claimed the job). The job may then run twice at once; every job is
+ * built for that: `pay` is idempotent per custom_id at the reseller, every state change is an
+ * atomic, state-checked write, a Stars refund is refused the second time, and messages go through
+ * the outgoing queue, which sends each once. The worker that lost the lease stops renewing and
+ * leaves finishing or rescheduling the job to the new holder.
  */
 export interface WorkerOptions {
   store: OrderStore;
@@ -27,6 +35,9 @@ export interface WorkerOptions {
    */
   idleDelayMs: number;
 }
+
+/** Default lease of a claimed job. */
+export const JOB_LEASE_MS = 10_000;
 
 /** Pause before a job that threw runs again. */
 const ERROR_RETRY_MS = 2000;
@@ -109,29 +120,52 @@ export class JobWorker extends BackgroundLoop {
   private async handle(member: string, held: { lease: number }): Promise<void> {
     const { store, log, now, leaseMs } = this.opts;
     // A job can outlast its lease (a slow reseller, Telegram's limits): keep extending it while it
-    // runs so no other worker starts it a second time. Only a dead process stops renewing.
-    const renewal = setInterval(
-      () => {
-        const next = now() + leaseMs;
-        store.renew(member, held.lease, next).then(
-          (ok) => {
-            if (ok) held.lease = next;
-          },
-          () => {},
-        );
-      },
-      Math.max(50, Math.floor(leaseMs / 3)),
-    );
+    // runs so no other worker starts it a second time. Only a dead process stops renewing. One
+    // renewal at a time: a slow one must not make the next look like a lost lease.
+    let lost = false;
+    let running = true;
+    let timer: NodeJS.Timeout | undefined;
+    let renewing: Promise<void> | undefined;
+    const schedule = () => {
+      timer = setTimeout(
+        () => {
+          const next = now() + leaseMs;
+          renewing = store.renew(member, held.lease, next).then(
+            (ok) => {
+              if (ok) held.lease = next;
+              else {
+                lost = true;
+                // Claimed by another worker after this one stalled, or scheduled anew meanwhile.
+                if (running) log.warn({ job: member }, "job lease lost; the job is left to the schedule");
+              }
+              if (running && !lost) schedule();
+            },
+            () => {
+              if (running) schedule();
+            },
+          );
+        },
+        Math.max(50, Math.floor(leaseMs / 3)),
+      );
+    };
+    schedule();
+    // Before finishing, a renewal still under way settles: its answer says which lease is ours.
+    const stopRenewing = async () => {
+      running = false;
+      clearTimeout(timer);
+      await renewing;
+    };
     try {
       const retryAt = await this.opts.run(member);
-      clearInterval(renewal);
-      await store.finish(member, held.lease, retryAt);
+      await stopRenewing();
+      // A lost lease is the new holder's to finish or reschedule.
+      if (!lost) await store.finish(member, held.lease, retryAt);
       this.opts.onOutcome?.(member, retryAt === undefined ? "done" : "retry");
     } catch (err) {
-      clearInterval(renewal);
+      await stopRenewing();
       this.opts.onOutcome?.(member, "error");
       log.error({ err, job: member }, "job failed; will retry");
-      await store.finish(member, held.lease, now() + ERROR_RETRY_MS).catch(() => {});
+      if (!lost) await store.finish(member, held.lease, now() + ERROR_RETRY_MS).catch(() => {});
     }
   }
 }

@@ -14,12 +14,16 @@ export interface DispatcherOptions {
   log: Logger;
   /**
    * Sends one message. Resolving means sent, or never to be sent (the message is acknowledged);
-   * throwing offers it again later.
+   * throwing offers it again later. `signal` aborts when this process lost the message's lease
+   * (another process may be sending it): nothing may be sent after that.
    */
-  deliver(member: string): Promise<void>;
+  deliver(member: string, signal: AbortSignal): Promise<void>;
   /** Called when a message was sent (`done`) or offered again after a failure (`error`). */
   onOutcome?(member: string, outcome: "done" | "error"): void;
-  /** How long a taken message may stay unacknowledged before another process offers it again. */
+  /**
+   * How long a taken message may stay unacknowledged before another process offers it again
+   * (default 10 s); a send that takes longer renews it every third of it.
+   */
   leaseMs?: number;
   /** How far ahead send slots are reserved. */
   horizonMs?: number;
@@ -29,7 +33,14 @@ export interface DispatcherOptions {
   idleMs?: number;
 }
 
-const HOUSEKEEPING_EVERY_MS = 5000;
+/**
+ * How often a take also offers again the messages whose lease ran out (a process died holding
+ * them). Housekeeping rides on a take the loop makes anyway, so it costs no extra round trip.
+ */
+const HOUSEKEEPING_EVERY_MS = 1000;
+
+/** Default lease of a taken message: a dead holder's message goes out again within seconds. */
+export const MESSAGE_LEASE_MS = 10_000;
 
 export class OutgoingDispatcher extends BackgroundLoop {
   private readonly inFlight = new Set<Promise<void>>();
@@ -41,7 +52,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
 
   constructor(private readonly opts: DispatcherOptions) {
     super();
-    this.leaseMs = opts.leaseMs ?? 30_000;
+    this.leaseMs = opts.leaseMs ?? MESSAGE_LEASE_MS;
     this.horizonMs = opts.horizonMs ?? 1000;
     this.maxInFlight = opts.maxInFlight ?? 64;
     this.idleMs = opts.idleMs ?? 2000;
@@ -81,7 +92,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
         await this.sleeper.sleep(1000);
         continue;
       }
-      for (const { member, waitMs } of result.taken) this.send(member, waitMs);
+      for (const { member, waitMs, leaseEnd } of result.taken) this.send(member, waitMs, leaseEnd, now);
       // The reply says when to look again: once half the reserved slots have passed, when a
       // waiting chat is free, or (-1) when something new is queued.
       if (result.wakeMs === 0) continue;
@@ -89,8 +100,35 @@ export class OutgoingDispatcher extends BackgroundLoop {
     }
   }
 
-  private send(member: string, waitMs: number): void {
+  /**
+   * Sends one taken message when its slot comes. The lease is renewed every third of it while the
+   * send runs (one renewal at a time). Before the send, a lease that may have run out (this process
+   * stalled, or Redis was out of reach) is confirmed first; a lease found lost means another
+   * process may be sending the message, so this one sends nothing, and neither acknowledges nor
+   * releases it (that is the new holder's to do).
+   */
+  private send(member: string, waitMs: number, leaseEnd: number, takenAt: number): void {
     const { queue, log } = this.opts;
+    const renewEveryMs = Math.max(50, Math.floor(this.leaseMs / 3));
+    // `heldUntil` is on this process's clock and errs early: the lease counts from the issue of
+    // the take or renewal that granted it.
+    const held = { leaseEnd, heldUntil: takenAt + this.leaseMs, lost: false };
+    const abort = new AbortController();
+    const renew = async (): Promise<void> => {
+      const issued = Date.now();
+      try {
+        const next = await queue.renew(member, held.leaseEnd, this.leaseMs);
+        if (next === 0) {
+          held.lost = true;
+          abort.abort();
+          return;
+        }
+        held.leaseEnd = next;
+        held.heldUntil = issued + this.leaseMs;
+      } catch {
+        // Redis out of reach: try again at the next turn; `heldUntil` tells how long the lease stands.
+      }
+    };
     const p = (async () => {
       if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
       if (!this.running) {
@@ -98,21 +136,35 @@ export class OutgoingDispatcher extends BackgroundLoop {
         await queue.release(member).catch(() => {});
         return;
       }
-      // A send can outlast its lease (Telegram slow to answer): extend it while it runs.
-      const renewal = setInterval(
-        () => void queue.renew(member, this.leaseMs).catch(() => {}),
-        Math.max(50, Math.floor(this.leaseMs / 3)),
-      );
+      if (Date.now() > held.heldUntil - renewEveryMs) await renew();
+      if (held.lost || Date.now() > held.heldUntil - renewEveryMs) {
+        log.warn({ message: member }, "outgoing message lease lost before sending; left to its new holder");
+        return;
+      }
+      // A send can outlast its lease (Telegram slow to answer, a 429 hold): extend it while it runs.
+      let timer: NodeJS.Timeout | undefined;
+      let sending = true;
+      const schedule = () => {
+        timer = setTimeout(() => {
+          void renew().then(() => {
+            if (sending && !held.lost) schedule();
+          });
+        }, renewEveryMs);
+      };
+      schedule();
       try {
-        await this.opts.deliver(member);
+        await this.opts.deliver(member, abort.signal);
       } catch (err) {
+        if (held.lost) return this.lost(member);
         log.error({ err, message: member }, "outgoing message not sent; offered again");
         this.opts.onOutcome?.(member, "error");
         await queue.release(member).catch(() => {});
         return;
       } finally {
-        clearInterval(renewal);
+        sending = false;
+        clearTimeout(timer);
       }
+      if (held.lost) return this.lost(member);
       this.opts.onOutcome?.(member, "done");
       await queue.ack(member).catch((err) => log.warn({ err, message: member }, "outgoing ack failed"));
     })();
@@ -120,5 +172,12 @@ export class OutgoingDispatcher extends BackgroundLoop {
     void p.finally(() => {
       this.inFlight.delete(p);
     });
+  }
+
+  private lost(member: string): void {
+    this.opts.log.warn(
+      { message: member },
+      "outgoing message lease lost while sending; left to its new holder",
+    );
   }
 }

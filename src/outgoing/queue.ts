@@ -51,13 +51,13 @@ export interface QueuedSpec {
 
 /** Messages taken with their reserved send times, and when to take again. */
 export interface TakeResult {
-  /** Each message taken and the ms until its slot. */
-  taken: { member: string; waitMs: number }[];
+  /** Each message taken, the ms until its slot, and its lease's end (ms, Redis clock: the holder's token for `renew`). */
+  taken: { member: string; waitMs: number; leaseEnd: number }[];
   /** Ms after which to take again; -1 when nothing else is waiting (wait to be told of new messages). */
   wakeMs: number;
 }
 
-const SCRIPTS = ["takeOutgoing-4"] as const;
+const SCRIPTS = ["takeOutgoing-4", "renewLease-1"] as const;
 /** Queue entries one take looks at before it gives up on finding a free chat. */
 const SCAN = 64;
 
@@ -116,7 +116,11 @@ export class OutgoingQueue {
     const count = Number(reply[0]);
     const taken: TakeResult["taken"] = [];
     for (let i = 0; i < count; i++) {
-      taken.push({ member: String(reply[2 + 2 * i]), waitMs: Number(reply[3 + 2 * i]) });
+      taken.push({
+        member: String(reply[2 + 3 * i]),
+        waitMs: Number(reply[3 + 3 * i]),
+        leaseEnd: Number(reply[4 + 3 * i]),
+      });
     }
     return { taken, wakeMs: Number(reply[1]) };
   }
@@ -126,9 +130,13 @@ export class OutgoingQueue {
     await this.redis.zrem(this.keys.leases, member);
   }
 
-  /** Extends the lease of a message being sent, unless it was offered again meanwhile. */
-  async renew(member: string, leaseMs: number): Promise<void> {
-    await this.redis.zadd(this.keys.leases, "XX", this.now() + leaseMs, member);
+  /**
+   * Extends the lease of a message being sent to `leaseMs` from now, unless it is no longer this
+   * holder's (`leaseEnd` is what the take or the last renewal gave). Returns the new lease end, or
+   * 0 when the lease was lost: the message was offered again and may be another process's now.
+   */
+  async renew(member: string, leaseEnd: number, leaseMs: number): Promise<number> {
+    return Number(await this.scripts["renewLease-1"](this.keys.leases, member, leaseEnd, leaseMs));
   }
 
   /** The message could not be sent now: offered again, behind those of its priority already waiting. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runDrills } from "../../drill/run.js";
 
 describe("the short fault drill", () => {
-  it("passes every check: kill -9, Redis outage, reseller faults, fuzz, webhooks and the log scan", async () => {
+  it("passes every check: kill -9 and resume time, Redis outage, reseller faults, fuzz, webhooks, two processes and the log scan", async () => {
     const lines: string[] = [];
     const rows = await runDrills({ short: true, progress: (line) => lines.push(line) });
     const failed = rows.filter((r) => !r.pass).map((r) => `${r.id} ${r.check}: ${r.figure}`);
@@ -12,6 +12,7 @@ describe("the short fault drill", () => {
         "1a",
         "1b",
         "1c",
+        "1e",
         "2a",
         "2b",
         "2c",
@@ -23,6 +24,8 @@ describe("the short fault drill", () => {
         "4c",
         "4d",
         "5e",
+        "7a",
+        "7b",
         "6",
       ]),
     );

@@ -167,4 +167,68 @@ describe("the outgoing queue", () => {
     await new Promise((r) => setTimeout(r, 250));
     expect(await drain(second, 1)).toEqual([encodeMessage(final(1))]);
   });
+
+  it("gives each taken message a lease token: the score it holds, which renewal moves on", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
+    });
+    await q.enqueue(final(1));
+    const [taken] = (await q.take({ leaseMs: 5000, horizonMs: 1000, housekeeping: false, max: 64 })).taken;
+    if (!taken) throw new Error("nothing taken");
+    expect(Number(await redis.zscore(q.keys.leases, taken.member))).toBe(taken.leaseEnd);
+    const renewed = await q.renew(taken.member, taken.leaseEnd, 60_000);
+    expect(renewed).toBeGreaterThan(taken.leaseEnd);
+    expect(Number(await redis.zscore(q.keys.leases, taken.member))).toBe(renewed);
+    // The old token no longer holds it: a process still using it has lost the lease.
+    expect(await q.renew(taken.member, taken.leaseEnd, 60_000)).toBe(0);
+    expect(Number(await redis.zscore(q.keys.leases, taken.member))).toBe(renewed);
+  });
+
+  it("sends nothing and leaves the message alone when another process took its lease over", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
+    });
+    await q.enqueue(final(1));
+    const member = encodeMessage(final(1));
+    let entered: () => void = () => {};
+    const inDeliver = new Promise<void>((r) => {
+      entered = r;
+    });
+    let proceed: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      proceed = r;
+    });
+    const sent: string[] = [];
+    const outcomes: string[] = [];
+    let abortedAtSend: boolean | undefined;
+    const dispatcher = new OutgoingDispatcher({
+      queue: q,
+      log: logger,
+      idleMs: 50,
+      leaseMs: 300,
+      async deliver(m, signal) {
+        entered();
+        // Telegram is slow here; meanwhile the lease passes to another process.
+        await gate;
+        abortedAtSend = signal.aborted;
+        if (!signal.aborted) sent.push(m);
+      },
+      onOutcome: (_m, outcome) => outcomes.push(outcome),
+    });
+    dispatcher.start();
+    await inDeliver;
+    // Another process's lease on the message (it was offered again and taken there).
+    const theirs = Date.now() + 60_000;
+    await redis.zadd(q.keys.leases, theirs, member);
+    // Past a renewal turn (a third of the lease), which finds the lease lost.
+    await new Promise((r) => setTimeout(r, 250));
+    proceed();
+    await dispatcher.stop(1000);
+    expect(abortedAtSend).toBe(true);
+    expect(sent).toEqual([]);
+    expect(outcomes).toEqual([]);
+    // Neither acknowledged nor offered again: the new holder's lease stands.
+    expect(Number(await redis.zscore(q.keys.leases, member))).toBe(theirs);
+    expect(await redis.zcard(q.keys.queue)).toBe(0);
+  });
 });

@@ -20,9 +20,10 @@
   ARGV[6]  '1' to do housekeeping first (offer expired leases again, forget idle chats)
   ARGV[7]  how many messages to take, at most
 
-  Reply: { n, wake, message 1, wait 1, …, message n, wait n }: the n messages taken, each with
-  the ms until its slot, and `wake`, the ms after which the caller should take again (-1: no
-  other message is waiting, wait to be told of new ones).
+  Reply: { n, wake, message 1, wait 1, lease end 1, …, message n, wait n, lease end n }: the n
+  messages taken, each with the ms until its slot and its lease's end (ms, Redis clock: the
+  score the holder renews and acknowledges with), and `wake`, the ms after which the caller
+  should take again (-1: no other message is waiting, wait to be told of new ones).
   The message's chat is the part after the first ':' up to the next ':'.
 ]]
 local t = redis.call('TIME')
@@ -82,6 +83,7 @@ for i, m in ipairs(entries) do
     leases[#leases + 1] = m
     reply[#reply + 1] = m
     reply[#reply + 1] = slot - now
+    reply[#reply + 1] = slot + leaseMs
     if chatNext[chat] == nil then chatOrder[#chatOrder + 1] = chat end
     chatNext[chat] = slot + chatMs
     slot = slot + globalMs
