@@ -82,7 +82,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     let soonest = Number.POSITIVE_INFINITY;
     for (const e of effects) {
       if ("message" in e) dispatcher.kick();
-      else soonest = Math.min(soonest, e.dueAt);
+      else if ("dueAt" in e) soonest = Math.min(soonest, e.dueAt);
     }
     if (soonest < Number.POSITIVE_INFINITY) worker.kickFor(soonest);
   };

@@ -126,6 +126,11 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
     default:
       break;
   }
+  // A quote that was paid, cancelled or expired has no expiry to wait for.
+  const quoteStates: OrderState[] = ["draft", "quoted"];
+  if (from !== null && quoteStates.includes(from) && !quoteStates.includes(order.state)) {
+    jobs.push({ cancel: encodeJob({ type: "expire", orderId }) });
+  }
   // The card follows the order; when it becomes paid the bot shows it in its answer to the payment.
   const moved = from !== null && from !== order.state;
   const shownOnPayment = order.state === "paid";

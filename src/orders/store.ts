@@ -29,8 +29,13 @@ export interface MessageSpec {
   message: OutgoingMessage;
 }
 
+/** A scheduled job (encoded) that the write takes off the schedule: its moment will not come. */
+export interface JobCancel {
+  cancel: string;
+}
+
 /** What a write of an order brings with it, recorded in the same atomic step. */
-export type Effect = JobSpec | MessageSpec;
+export type Effect = JobSpec | MessageSpec | JobCancel;
 
 interface Stored {
   order: Order;
@@ -164,6 +169,10 @@ export class OrderStore {
     if (isAttention && !wasAttention) add(this.keys.attention, next.createdAt, next.id);
     if (!isAttention && wasAttention) rem(this.keys.attention, next.id);
     for (const effect of effects) {
+      if ("cancel" in effect) {
+        rem(this.keys.jobs, effect.cancel);
+        continue;
+      }
       if ("member" in effect) {
         add(this.keys.jobs, effect.dueAt, effect.member);
         continue;

@@ -11,10 +11,14 @@ function order(state: OrderState, over: Partial<Order> = {}): Order {
   return sampleOrder({ state, currency: "XTR", createdAt: T, updatedAt: T, times: {}, ...over });
 }
 
-/** "job:<type>" for a scheduled job, "message:<kind>" for one queued for the chat. */
+/** "job:<type>" for a scheduled job, "message:<kind>" for one queued for the chat, "cancel:<type>" for a job taken off. */
 const types = (o: Order, from: OrderState | null) =>
   jobsFor(o, from, timing).map((e) =>
-    "member" in e ? `job:${e.member.split(":")[0]}` : `message:${e.message.kind}`,
+    "cancel" in e
+      ? `cancel:${e.cancel.split(":")[0]}`
+      : "member" in e
+        ? `job:${e.member.split(":")[0]}`
+        : `message:${e.message.kind}`,
   );
 
 describe("order lifecycle", () => {
@@ -27,7 +31,10 @@ describe("order lifecycle", () => {
 
   it("schedules pay for a paid order, and tracking and a card update for a pending one", () => {
     // The paid card is the bot's answer to the payment itself, sent at once, not queued.
-    expect(types(order("paid", { cardMessageId: 7 }), "quoted")).toEqual(["job:submit"]);
+    // A paid quote's expiry job leaves the schedule in the same write.
+    expect(types(order("paid", { cardMessageId: 7 }), "quoted")).toEqual(["job:submit", "cancel:expire"]);
+    expect(types(order("cancelled"), "draft")).toEqual(["cancel:expire"]);
+    expect(types(order("quoted"), "draft")).toEqual(["job:expire"]);
     expect(types(order("pending"), "paid")).toEqual(["job:track", "message:card"]);
     expect(jobsFor(order("pending"), "paid", timing)[0]).toEqual({
       member: `track:${order("paid").id}`,
