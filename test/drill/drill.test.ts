@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runDrills } from "../../drill/run.js";
 
 describe("the short fault drill", () => {
-  it("passes every check: kill -9, Redis outage, reseller faults, fuzz, webhooks and the log scan", async () => {
+  it("passes every check: kill -9, Redis outage, reseller faults, fuzz, webhooks, Sentinel failover and the log scan", async () => {
     const lines: string[] = [];
     const rows = await runDrills({ short: true, progress: (line) => lines.push(line) });
     const failed = rows.filter((r) => !r.pass).map((r) => `${r.id} ${r.check}: ${r.figure}`);
@@ -24,6 +24,9 @@ describe("the short fault drill", () => {
         "4d",
         "5e",
         "6",
+        "7a",
+        "7b",
+        "7c",
       ]),
     );
   }, 360_000);
