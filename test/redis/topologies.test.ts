@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sessionKey } from "../../src/bot/redis-keys.js";
 import { TelegramHolds } from "../../src/bot/telegram-holds.js";
 import { type Config, createConfig, secretsOf } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
 import { connectRedis, type RedisClient } from "../../src/redis/connect.js";
 import { ReplicaWait } from "../../src/redis/replica-wait.js";
+import { buyStars, newAppCustomer, orderIdOf, startAppHarness } from "../helpers/app-harness.js";
 import {
   type EngineHarness,
   newCustomer,
@@ -97,6 +99,18 @@ describe.skipIf(!hasRedisTools())("Redis Sentinel", () => {
     }
   });
 
+  it("runs the whole bot through the Sentinels: a customer buys Stars through Telegram", async () => {
+    const h = await startAppHarness({ REDIS_SENTINELS: set.sentinelList });
+    try {
+      const customer = newAppCustomer(h.telegram);
+      expect((await buyStars(customer)).text).toMatch(/delivered/);
+      const id = orderIdOf(customer.messages().find((m) => m.invoice !== undefined)!);
+      expect(h.sandbox.stats(id).charges).toBe(1);
+    } finally {
+      await h.close();
+    }
+  });
+
   it("holds an order write until the replica has it, and goes on without it when the replica does not answer", async () => {
     const lines: string[] = [];
     const log = createLogger({ level: "warn" }, {
@@ -155,6 +169,23 @@ describe.skipIf(!hasRedisTools())("Redis Cluster", () => {
       await orderEndToEnd(h);
       // The operators' page reads many order records in one pipeline: they share the slot.
       expect((await h.engine.listAll("all", 0, 10)).total).toBe(2);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("runs the whole bot on the Cluster: a customer buys Stars through Telegram, sessions outside the hash tag", async () => {
+    const h = await startAppHarness({ REDIS_CLUSTER_NODES: set.nodeList, REDIS_PREFIX: "shopc:" });
+    try {
+      expect(h.app.config.redisPrefix).toBe("{shopc}:");
+      const customer = newAppCustomer(h.telegram);
+      const delivered = await buyStars(customer);
+      expect(delivered.text).toMatch(/delivered/);
+      const invoice = customer.messages().find((m) => m.invoice !== undefined)!;
+      const id = orderIdOf(invoice);
+      expect(await h.app.redis.hget(`{shopc}:order:${id}`, "state")).toBe("delivered");
+      expect(await h.app.redis.exists(sessionKey("shopc:", customer.id))).toBe(1);
+      expect(h.sandbox.stats(id).charges).toBe(1);
     } finally {
       await h.close();
     }
