@@ -10,7 +10,8 @@ import type { RedisClient } from "./connect.js";
  * with a command on the written key: on a Cluster that routes it to the primary that took the write.
  * When the primary has no replica (a Cluster without replicas, or the new primary right after a
  * failover, before the old one comes back as its replica) there is nothing to wait for and
- * writes go on at once; the replica count is looked up again every few seconds.
+ * writes go on at once; the replica count is looked up again every few seconds. A replica that
+ * stops answering costs one timed-out wait, then writes go on without waiting until the next look.
  */
 export class ReplicaWait {
   private replicas = -1;
@@ -38,8 +39,10 @@ export class ReplicaWait {
     const res = await this.redis.pipeline().exists(key).wait(1, timeoutMs).exec();
     const acked = Number(res?.[1]?.[1] ?? 0);
     if (acked >= 1) return;
-    // No replica answered in time: it may be gone; look again at the next write.
-    this.checkedAt = 0;
+    // No replica answered in time. WAIT holds up every command on the connection, so the next
+    // writes do not wait for it again: the replica count is looked up afresh after `recheckMs`.
+    this.replicas = 0;
+    this.checkedAt = now;
     if (now - this.warnedAt > 10_000) {
       this.warnedAt = now;
       this.logger.warn({ timeoutMs }, "no Redis replica acknowledged a write in time; continuing without");
