@@ -44,8 +44,11 @@ export function connectRedis(config: Config, logger: Logger, connectionName = "s
       name: config.redisSentinelName,
       role: "master",
       ...(password ? { password, sentinelPassword: password } : {}),
-      // Reconnect as soon as the Sentinels announce a new primary, not at the next error.
-      failoverDetector: true,
+      // A primary that dies closes the connection, and the reconnect asks the Sentinels for the new
+      // one. A primary demoted while it still runs answers writes with READONLY: reconnect then too.
+      // (ioredis' `failoverDetector` is left off: when its signal lands while a reconnect is under
+      // way, the client gives up for good and the bot would never reach Redis again.)
+      reconnectOnError: (err) => (err.message.startsWith("READONLY") ? 2 : false),
       sentinelRetryStrategy: (times) => Math.min(times * 200, 2000),
     });
   } else {
