@@ -3,6 +3,7 @@
  * with one killed, and the log scan over everything the bots wrote meanwhile. Each drill starts its own private Redis,
  * reseller sandbox, Telegram emulator and bot process (all on 127.0.0.1) and stops them after.
  */
+import { failoverDrill } from "./failover.js";
 import { fuzzDrill } from "./fuzz.js";
 import { killDrill } from "./kill.js";
 import { LEASE_MS, LogBook, type LogSink, type Row, SECRETS } from "./lib.js";
@@ -18,7 +19,7 @@ export interface DrillOptions {
   short?: boolean;
   /** Progress lines (default: stderr). */
   progress?: (line: string) => void;
-  /** Run only these drills ("1".."5", "7"); the log scan covers whatever ran. Default: all. */
+  /** Run only these drills ("1".."5", "7", "8"); the log scan covers whatever ran. Default: all. */
   only?: string[];
 }
 
@@ -76,6 +77,9 @@ export function drillSizes(short: boolean) {
     fuzz: short
       ? { inputs: 500, customers: 14, maxMs: 120_000, requireEveryStep: false }
       : { inputs: 10_000, customers: 40, maxMs: 900_000, requireEveryStep: true },
+    failover: short
+      ? { customers: 6, spreadMs: 3_000, killAtMs: 1_500, settleMs: 60_000 }
+      : { customers: 30, spreadMs: 10_000, killAtMs: 4_000, settleMs: 120_000 },
   };
 }
 
@@ -90,9 +94,10 @@ export function drillNotes(short: boolean, only?: string[]): string[] {
     `4: ${s.fuzz.inputs} inputs from ${s.fuzz.customers} customers, at most one per ${Math.ceil(4_000 / 10)} ms each (incoming limit 12 per 4 s); an input counts as answered by a new message, an edit or a callback answer within 10 s. The bot's own Telegram send limiter is lifted for this drill only.`,
     "5: webhooks POSTed to the bot's listener; 'nothing changed' compares order states and each customer's message count and edits 3 s after the last one.",
     `7: two bot processes in webhook mode behind a round-robin balancer (drill/balancer.ts), one Redis; the reseller holds every pay call until the kill. ${s.twoProcesses.heldOrders} customers pay while only the first process runs, then ${s.twoProcesses.customers} buy through both, starting over ${s.twoProcesses.spreadMs / 1000} s; the first process is SIGKILLed half-way and not restarted. Take-over is timed from the kill to the survivor's pay and to the final message of the orders the killed process held.`,
+    `8: a primary, one replica and three Sentinels (quorum 2, down-after 1 s) on loopback, the bot on REDIS_SENTINELS; ${s.failover.customers} customers start buying 50 Stars over ${s.failover.spreadMs / 1000} s (sandbox delivery takes 1 s) and the primary is SIGKILLed ${s.failover.killAtMs / 1000} s in, not restarted; order writes wait for the replica (WAIT 1) until then. A probe customer starting at the kill walks to an invoice.`,
     `6: every line the bot processes wrote in drills 1–5 and 7 is searched for: ${SECRETS.map((x) => x.label).join(", ")}.`,
   ];
-  return notes.filter((n) => !/^[1-57]:/.test(n) || !only || only.includes(n[0] ?? ""));
+  return notes.filter((n) => !/^[1-578]:/.test(n) || !only || only.includes(n[0] ?? ""));
 }
 
 async function guarded(id: string, name: string, sink: LogSink, run: () => Promise<Row[]>): Promise<Row[]> {
@@ -130,6 +135,7 @@ export async function runDrills(opts: DrillOptions = {}): Promise<Row[]> {
   await step("4", "fuzz", (sink) => fuzzDrill(sizes.fuzz, sink));
   await step("5", "webhooks", (sink) => webhookDrill(sink));
   await step("7", "two processes", (sink) => twoProcessDrill(sizes.twoProcesses, sink));
+  await step("8", "Sentinel failover", (sink) => failoverDrill(sizes.failover, sink));
 
   // 6. The log scan over every bot process of the drills that ran.
   const lines = book.sinks.reduce((n, s) => n + s.lines, 0);

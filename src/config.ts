@@ -78,6 +78,33 @@ const idList = (label: string) =>
     return parts.map(Number);
   });
 
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** `host:port,host:port,…` (a host may be a name, an IPv4 address or a bracketed IPv6 address). */
+const hostPortList = optionalString.transform((v, ctx) => {
+  if (v === undefined) return [] as HostPort[];
+  const parts = v.split(",").map((p) => p.trim());
+  const nodes: HostPort[] = [];
+  const bad: string[] = [];
+  for (const part of parts) {
+    const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/.exec(part);
+    const port = m ? Number(m[2]) : 0;
+    if (!m || port < 1 || port > 65535) bad.push(part);
+    else nodes.push({ host: m[1]!.replace(/^\[|\]$/g, ""), port });
+  }
+  if (bad.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: `must be a comma-separated list of host:port, not ${bad.map((b) => `"${b}"`).join(", ")}`,
+    });
+    return z.NEVER;
+  }
+  return nodes;
+});
+
 const enumOf = <T extends readonly [string, ...string[]]>(values: T, def: T[number]) =>
   optionalString.transform((v, ctx) => {
     if (v === undefined) return def;
@@ -162,6 +189,10 @@ const envSchema = z
       }
       return v;
     }),
+    REDIS_SENTINELS: hostPortList,
+    REDIS_SENTINEL_NAME: optionalString.transform((v) => v ?? "mymaster"),
+    REDIS_CLUSTER_NODES: hostPortList,
+    REDIS_PASSWORD: optionalString,
   })
   .superRefine(
     (env, ctx) => {
@@ -186,6 +217,13 @@ const envSchema = z
           message: "is required when CHECKOUT=invoice",
         });
       }
+      if (env.REDIS_SENTINELS?.length && env.REDIS_CLUSTER_NODES?.length) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["REDIS_CLUSTER_NODES"],
+          message: "cannot be set together with REDIS_SENTINELS (choose Sentinel or Cluster)",
+        });
+      }
       // `when`: these rules run even when single variables are bad, so one message names every problem.
     },
     { when: () => true },
@@ -206,7 +244,18 @@ export interface Config {
   httpHost: string;
   httpPort: number;
   redisUrl: string;
+  /**
+   * Prefix of every key the orders engine, the outgoing queue and the Telegram holds use. In
+   * cluster mode it carries a hash tag (`shopbot:` becomes `{shopbot}:`), so the keys the Lua
+   * scripts touch together (an order, its indexes, the job schedule, the outgoing queue) all
+   * hash to one slot; see src/redis/connect.ts.
+   */
   redisPrefix: string;
+  /**
+   * Prefix of per-chat keys that are only ever read or written one at a time (sessions,
+   * rate-limit counters): REDIS_PREFIX as given, so in cluster mode they spread over the nodes.
+   */
+  redisChatPrefix: string;
   operatorIds: number[];
   checkout: CheckoutMode;
   paymentProviderToken: string | undefined;
@@ -228,6 +277,12 @@ export interface Config {
   orderRetentionDays: number;
   /** Where the archive's month files (orders-YYYY-MM.jsonl) are written, relative to the working directory unless absolute. */
   archiveDir: string;
+  /** Sentinels to ask for the primary (empty: not in Sentinel mode). */
+  redisSentinels: HostPort[];
+  redisSentinelName: string;
+  /** Seed nodes of a Redis Cluster (empty: not in cluster mode). */
+  redisClusterNodes: HostPort[];
+  redisPassword: string | undefined;
 }
 
 /** Every environment variable the bot reads, in the order of DESIGN.md. */
@@ -271,7 +326,8 @@ export function createConfig(env: Record<string, string | undefined>): Config {
     httpHost: e.HTTP_HOST,
     httpPort: e.HTTP_PORT,
     redisUrl: e.REDIS_URL,
-    redisPrefix: e.REDIS_PREFIX,
+    redisPrefix: e.REDIS_CLUSTER_NODES.length > 0 ? hashTagged(e.REDIS_PREFIX) : e.REDIS_PREFIX,
+    redisChatPrefix: e.REDIS_PREFIX,
     operatorIds: e.OPERATOR_IDS,
     checkout: e.CHECKOUT,
     paymentProviderToken: e.PAYMENT_PROVIDER_TOKEN,
@@ -290,7 +346,22 @@ export function createConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     orderRetentionDays: e.ORDER_RETENTION_DAYS,
     archiveDir: e.ARCHIVE_DIR,
+    redisSentinels: e.REDIS_SENTINELS,
+    redisSentinelName: e.REDIS_SENTINEL_NAME,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES,
+    redisPassword: e.REDIS_PASSWORD,
   };
+}
+
+/**
+ * The cluster form of a key prefix: its name in a hash tag, so every key under it lands in one
+ * slot (`shopbot:` → `{shopbot}:`, `shop:a:` → `{shop:a}:`). A prefix that has a tag already is
+ * kept as it is.
+ */
+export function hashTagged(prefix: string): string {
+  if (/\{[^{}]+\}/.test(prefix)) return prefix;
+  const name = prefix.replace(/:+$/, "");
+  return `{${name || "shopbot"}}:`;
 }
 
 /** The values that must never reach a log line, for redaction and log scans. */
@@ -301,5 +372,6 @@ export function secretsOf(config: Config): string[] {
     config.resellerWebhookSecret,
     config.botWebhookSecret,
     config.paymentProviderToken,
+    config.redisPassword,
   ].filter((s): s is string => typeof s === "string" && s.length > 0);
 }

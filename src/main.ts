@@ -1,6 +1,5 @@
 import { pathToFileURL } from "node:url";
 import { Api } from "grammy";
-import { Redis } from "ioredis";
 import { configureApi } from "./bot/api.js";
 import { recordPayments } from "./bot/features/payments.js";
 import { createBot } from "./bot/index.js";
@@ -18,12 +17,14 @@ import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { createOrdersEngine, type OrdersEngine } from "./orders/engine.js";
 import type { OutgoingPace } from "./outgoing/queue.js";
+import { connectRedis, isReplicated, type RedisClient } from "./redis/connect.js";
+import { ReplicaWait } from "./redis/replica-wait.js";
 import { createResellerClient } from "./reseller/client.js";
 
 export interface App {
   config: Config;
   logger: Logger;
-  redis: Redis;
+  redis: RedisClient;
   orders: OrdersEngine;
   http: HttpServer;
   /** Stops intake, lets in-flight work finish (up to `timeoutMs`), closes the listener and Redis. */
@@ -45,16 +46,7 @@ export interface AppOptions {
 export async function startApp(env: Record<string, string | undefined>, opts: AppOptions = {}): Promise<App> {
   const config = createConfig(env);
   const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) }, opts.logDestination);
-  const redis = new Redis(config.redisUrl, {
-    // Fail commands quickly while Redis is away so customers get "try again shortly" instead of silence.
-    maxRetriesPerRequest: 2,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-    connectionName: "shopbot",
-    // Commands issued in the same tick go out in one socket write: in a rush most of the Redis
-    // client's CPU was one write system call per command.
-    enableAutoPipelining: true,
-  });
-  redis.on("error", (err) => logger.warn({ err: { message: err.message } }, "redis connection error"));
+  const redis = connectRedis(config, logger);
 
   let orders: OrdersEngine | undefined;
   const metrics = createMetrics({
@@ -82,6 +74,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   orders = createOrdersEngine({
     redis,
     prefix: config.redisPrefix,
+    replicaWait: isReplicated(config) ? new ReplicaWait(redis, logger) : undefined,
     reseller,
     notifier,
     logger,

@@ -2,19 +2,19 @@ import type { Conversation, ConversationFlavor } from "@grammyjs/conversations";
 import type { I18nFlavor } from "@grammyjs/i18n";
 import type { MenuFlavor } from "@grammyjs/menu";
 import type { Context, SessionFlavor } from "grammy";
-import type { Redis } from "ioredis";
 import type { CatalogService } from "../catalog/service.js";
 import type { Config, Locale } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { OrdersApi } from "../orders/types.js";
+import type { RedisClient } from "../redis/connect.js";
 import type { ResellerClient } from "../reseller/types.js";
 
 /** What the bot needs from the rest of the application (built by src/main.ts). */
 export interface BotDeps {
   config: Config;
   logger: Logger;
-  redis: Redis;
+  redis: RedisClient;
   orders: OrdersApi;
   /** The operators' /balance reads the deposit with it. */
   reseller: Pick<ResellerClient, "balance">;

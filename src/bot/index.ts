@@ -9,6 +9,8 @@ import { sequentialize } from "@grammyjs/runner";
 import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, Composer, type Context, session } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
+import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connect.js";
 import { configureApi, retries } from "./api.js";
 import { CUSTOMER_COMMANDS } from "./commands.js";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.js";
@@ -111,9 +113,10 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     session<SessionData, BotContext>({
       initial: () => ({}),
       getSessionKey: (ctx) =>
-        ctx.chat === undefined ? undefined : sessionKey(config.redisPrefix, ctx.chat.id),
+        ctx.chat === undefined ? undefined : sessionKey(config.redisChatPrefix, ctx.chat.id),
       storage: new WriteWhenChanged(
-        new RedisAdapter<SessionData>({ instance: redis, ttl: SESSION_TTL_SECONDS }),
+        // The adapter only GETs, SETs and DELs one key at a time, which a Cluster does as well.
+        new RedisAdapter<SessionData>({ instance: redis as Redis, ttl: SESSION_TTL_SECONDS }),
       ),
     }),
   );

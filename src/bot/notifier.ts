@@ -1,8 +1,8 @@
 import type { Api } from "grammy";
-import type { Redis } from "ioredis";
 import type { Config, Locale } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Notifier } from "../orders/types.js";
+import type { RedisClient } from "../redis/connect.js";
 import type { SessionData } from "./context.js";
 import { renderCard, shortId } from "./format/card.js";
 import { renderFinal } from "./format/final.js";
@@ -22,7 +22,12 @@ import {
  * an edit of an unchanged card is ignored, a card that cannot be edited is sent anew.
  * Pass `redis` to send operator alerts in the language each operator chose with /language.
  */
-export function createNotifier(deps: { api: Api; config: Config; logger: Logger; redis?: Redis }): Notifier {
+export function createNotifier(deps: {
+  api: Api;
+  config: Config;
+  logger: Logger;
+  redis?: RedisClient;
+}): Notifier {
   const { api, config, logger } = deps;
   const i18n = createI18n(config);
   const fmt = (locale: Locale) => ({
@@ -34,7 +39,7 @@ export function createNotifier(deps: { api: Api; config: Config; logger: Logger;
   async function operatorLocale(chatId: number): Promise<Locale> {
     if (!deps.redis) return config.defaultLocale;
     try {
-      const raw = await deps.redis.get(sessionKey(config.redisPrefix, chatId));
+      const raw = await deps.redis.get(sessionKey(config.redisChatPrefix, chatId));
       const session = raw ? (JSON.parse(raw) as SessionData) : undefined;
       return isLocale(session?.__language_code) ? session.__language_code : config.defaultLocale;
     } catch {

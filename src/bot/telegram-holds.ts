@@ -1,5 +1,5 @@
-import type { Redis } from "ioredis";
 import type { Logger } from "../logger.js";
+import { type RedisClient, subscriberOf } from "../redis/connect.js";
 
 /**
  * Telegram's "wait": a 429 answer carries `retry_after`, and until then sends into that chat (or,
@@ -31,11 +31,11 @@ export class TelegramHolds {
   private globalUntil = 0;
   private readonly chatUntil = new Map<string, number>();
   private readonly recent: { chat: string; at: number }[] = [];
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
   private readonly channel: string;
 
   constructor(
-    private readonly redis: Redis | undefined,
+    private readonly redis: RedisClient | undefined,
     prefix: string,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
@@ -46,7 +46,7 @@ export class TelegramHolds {
   /** Listens for holds other processes saw (subscribes in the background; Redis may be away). */
   start(): void {
     if (!this.redis || this.subscriber) return;
-    const sub = this.redis.duplicate({ connectionName: "shopbot-holds", enableAutoPipelining: false });
+    const sub = subscriberOf(this.redis, "shopbot-holds");
     sub.on("error", (err) => this.logger.warn({ err: { message: err.message } }, "holds subscriber error"));
     sub.on("message", (_channel: string, raw: string) => {
       try {

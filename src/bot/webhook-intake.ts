@@ -1,6 +1,6 @@
 import type { Update } from "grammy/types";
-import type { Redis } from "ioredis";
 import type { Logger } from "../logger.js";
+import type { RedisClient } from "../redis/connect.js";
 import { defineScripts, type ScriptCall } from "../redis/scripts.js";
 import { BackgroundLoop, settleWithin } from "../util/timers.js";
 
@@ -160,7 +160,7 @@ export class WebhookIntake extends BackgroundLoop {
   private readonly taken = new Map<number, Taken>();
 
   constructor(deps: {
-    redis: Redis;
+    redis: RedisClient;
     prefix: string;
     receiver: UpdateReceiver;
     logger: Logger;

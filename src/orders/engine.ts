@@ -24,7 +24,9 @@ export type { EngineConfig, EngineHooks } from "./context.js";
  * by a worker (worker.ts, handlers.ts); operators are told through alerts.ts.
  */
 export interface OrdersEngineOptions {
-  redis: import("ioredis").Redis;
+  redis: import("../redis/connect.js").RedisClient;
+  /** Sentinel or Cluster: order writes wait for a replica (see redis/replica-wait.ts). */
+  replicaWait?: import("../redis/replica-wait.js").ReplicaWait;
   prefix: string;
   reseller: ResellerClient;
   notifier: Notifier;
@@ -86,7 +88,12 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     }
     if (soonest < Number.POSITIVE_INFINITY) worker.kickFor(soonest);
   };
-  const store = new OrderStore(opts.redis, opts.prefix, { now, outgoing, onEffects });
+  const store = new OrderStore(opts.redis, opts.prefix, {
+    now,
+    outgoing,
+    onEffects,
+    replicaWait: opts.replicaWait,
+  });
   const balanceEveryMs = opts.balanceCheckIntervalMs ?? 10 * 60_000;
   const log = opts.logger.child({ component: "orders" });
   const pollMs = pollMsOf(opts.config);

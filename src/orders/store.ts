@@ -1,6 +1,7 @@
-import type { Redis } from "ioredis";
 import type { OutgoingMessage } from "../outgoing/messages.js";
 import type { OutgoingQueue } from "../outgoing/queue.js";
+import type { RedisClient } from "../redis/connect.js";
+import type { ReplicaWait } from "../redis/replica-wait.js";
 import { defineScripts } from "../redis/scripts.js";
 import { type OrderKeys, orderKeys } from "./keys.js";
 import { isOpenQuote, isQuoteExpired, needsAttention } from "./lifecycle.js";
@@ -62,6 +63,7 @@ export class OrderStore {
   private readonly now: () => number;
   private readonly outgoing: OutgoingQueue | undefined;
   private readonly onEffects: ((effects: Effect[]) => void) | undefined;
+  private readonly replicaWait: ReplicaWait | undefined;
   /** The last version of each order this process read or wrote (newest last). */
   private readonly recent = new Map<string, Stored>();
 
@@ -70,14 +72,21 @@ export class OrderStore {
    * `onEffects` is called after every write that scheduled a job or queued a message.
    */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
-    opts: { now?: () => number; outgoing?: OutgoingQueue; onEffects?: (effects: Effect[]) => void } = {},
+    opts: {
+      now?: () => number;
+      outgoing?: OutgoingQueue;
+      onEffects?: (effects: Effect[]) => void;
+      /** Sentinel or Cluster: every order write waits for a replica before the engine acts on it. */
+      replicaWait?: ReplicaWait;
+    } = {},
   ) {
     this.keys = orderKeys(prefix);
     this.now = opts.now ?? Date.now;
     this.outgoing = opts.outgoing;
     this.onEffects = opts.onEffects;
+    this.replicaWait = opts.replicaWait;
     this.scripts = defineScripts(redis, "orders", new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
@@ -191,7 +200,12 @@ export class OrderStore {
       ops.length / 4,
       ...ops,
     );
-    if (res === 1 && effects.length > 0) this.onEffects?.(effects);
+    if (res === 1) {
+      // A customer's payment, the `paid` state that `pay` is sent from, a final state and its final
+      // message: each is on a replica before anything acts on it, so a failover cannot undo it.
+      await this.replicaWait?.after(keys[0]!);
+      if (effects.length > 0) this.onEffects?.(effects);
+    }
     return Number(res);
   }
 

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connect.js";
 import { defineScripts } from "../redis/scripts.js";
 import { encodeMessage, type OutgoingMessage, PRIORITY, queueScore } from "./messages.js";
 
@@ -67,7 +67,7 @@ export class OutgoingQueue {
   private readonly scripts: ReturnType<typeof defineScripts<(typeof SCRIPTS)[number]>>;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     opts: { pace?: Partial<OutgoingPace>; now?: () => number } = {},
   ) {

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connect.js";
 
 /**
  * Lua scripts kept as `.lua` files, each with a header naming its KEYS, ARGV and reply. A file
@@ -14,7 +14,7 @@ export type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
  * them by name. `namespace` keeps commands of different modules apart on a shared client.
  */
 export function defineScripts<Name extends string>(
-  redis: Redis,
+  redis: RedisClient,
   namespace: string,
   dir: URL,
   files: readonly Name[],

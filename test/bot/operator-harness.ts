@@ -1,6 +1,7 @@
 import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, session } from "grammy";
 import type { InlineKeyboardMarkup, Update } from "grammy/types";
+import type { Redis } from "ioredis";
 import type { BotContext, SessionData, Translate } from "../../src/bot/context.js";
 import { myOrdersFeature } from "../../src/bot/features/my-orders.js";
 import { createOperatorFeature } from "../../src/bot/features/operator.js";
@@ -100,7 +101,7 @@ export class OperatorBot {
         initial: () => ({}),
         getSessionKey: (ctx) =>
           ctx.chat === undefined ? undefined : sessionKey(config.redisPrefix, ctx.chat.id),
-        storage: new RedisAdapter<SessionData>({ instance: h.redis }),
+        storage: new RedisAdapter<SessionData>({ instance: h.redis as Redis }),
       }),
     );
     bot.use(createI18n(config).middleware());

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
-import type { Redis } from "ioredis";
 import { type ResellerSandbox, startResellerSandbox } from "../../sandbox/reseller/server.js";
 import type { Config } from "../../src/config.js";
 import { resellerWebhookHandler, type WebhookOutcome } from "../../src/http/reseller-webhook.js";
@@ -9,6 +8,8 @@ import { createLogger, type Logger } from "../../src/logger.js";
 import { createOrdersEngine, type EngineConfig, type OrdersEngine } from "../../src/orders/engine.js";
 import type { Customer, Notifier, Order, OrderItem } from "../../src/orders/types.js";
 import { outgoingKeys } from "../../src/outgoing/queue.js";
+import type { RedisClient } from "../../src/redis/connect.js";
+import type { ReplicaWait } from "../../src/redis/replica-wait.js";
 import { createResellerClient } from "../../src/reseller/client.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
 import { RecordingNotifier } from "./recording-notifier.js";
@@ -19,7 +20,7 @@ export const WEBHOOK_SECRET = "test-webhook-secret-41d2";
 const PUBLIC_BASE = "https://shop.example.test";
 
 export interface EngineHarness {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   sandbox: ResellerSandbox;
   client: ResellerClient;
@@ -47,7 +48,7 @@ export interface EngineHarness {
 
 /** What `buildEngine` may take instead of the harness's own. */
 export interface EngineParts {
-  redis?: Redis;
+  redis?: RedisClient;
   reseller?: ResellerClient;
   notifier?: Notifier;
   config?: Partial<EngineConfig>;
@@ -60,11 +61,15 @@ export interface HarnessOptions {
   leaseMs?: number;
   config?: Partial<EngineConfig>;
   sandbox?: { balanceRub?: number; deliveryDelayMs?: number };
+  /** Another Redis (a Sentinel set, a Cluster) and the key prefix to use on it; the harness quits it on close. */
+  redis?: RedisClient;
+  prefix?: string;
+  replicaWait?: ReplicaWait;
 }
 
 export async function startEngineHarness(opts: HarnessOptions = {}): Promise<EngineHarness> {
-  const redis = testRedis();
-  const prefix = uniquePrefix("engine");
+  const redis = opts.redis ?? testRedis();
+  const prefix = opts.prefix ?? uniquePrefix("engine");
   const logLines: string[] = [];
   const logger = createLogger(
     { level: "debug", secrets: [API_KEY, WEBHOOK_SECRET] },
@@ -125,6 +130,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
       logger,
       config: { ...engineConfig, ...parts.config },
       leaseMs: parts.leaseMs ?? opts.leaseMs ?? 2000,
+      replicaWait: opts.replicaWait,
       idleDelayMs: 20,
       // Pacing is the outgoing queue's own tests' subject; here messages go as fast as they are made.
       pace: { globalPerSecond: 1000, chatPerSecond: 100 },

@@ -1,0 +1,88 @@
+import { Cluster, Redis, type RedisOptions } from "ioredis";
+import type { Config } from "../config.js";
+import type { Logger } from "../logger.js";
+
+/**
+ * The bot's Redis connection, made in this one place from the configuration: a plain Redis
+ * (REDIS_URL), a primary found through Sentinels (REDIS_SENTINELS, REDIS_SENTINEL_NAME) or a Redis
+ * Cluster (REDIS_CLUSTER_NODES). Everything else takes a {@link RedisClient} and uses only what
+ * all three offer: single-key commands, Lua scripts whose keys share one slot, MULTI and
+ * pipelines within one slot, and pub/sub on a {@link subscriberOf} connection.
+ *
+ * Key layout in cluster mode. A Lua script or MULTI may only touch keys of one slot. An order's
+ * write touches its record, the indexes it moves between, the job schedule and the outgoing
+ * queue at once; the job and queue scripts touch their own several keys. So every key under
+ * `config.redisPrefix` carries one hash tag (`{shopbot}:order:…`, `{shopbot}:jobs`, …) and lives
+ * in one slot, on one primary: the orders' data stays small (an order is a few KB) and those
+ * writes stay atomic. What is read one key at a time and makes up most of the keys — a chat's
+ * session, rate-limit counters — uses `config.redisChatPrefix` without the tag and spreads over
+ * the cluster. Nothing scans the keyspace (`KEYS`/`SCAN`): lists come from index zsets.
+ */
+export type RedisClient = Redis | Cluster;
+
+/** Shared settings: fail commands quickly while Redis is away so customers hear "try again shortly". */
+const COMMON: RedisOptions = {
+  maxRetriesPerRequest: 2,
+  retryStrategy: (times) => Math.min(times * 200, 2000),
+  // Commands issued in the same tick go out in one socket write: in a rush most of the Redis
+  // client's CPU was one write system call per command.
+  enableAutoPipelining: true,
+};
+
+export function connectRedis(config: Config, logger: Logger, connectionName = "shopbot"): RedisClient {
+  const password = config.redisPassword;
+  let client: RedisClient;
+  if (config.redisClusterNodes.length > 0) {
+    client = new Cluster(config.redisClusterNodes, {
+      // Writes and the reads that decide them go to the primaries: a replica may lag behind.
+      scaleReads: "master",
+      enableAutoPipelining: true,
+      redisOptions: { ...COMMON, connectionName, ...(password ? { password } : {}) },
+      clusterRetryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+  } else if (config.redisSentinels.length > 0) {
+    client = new Redis({
+      ...COMMON,
+      connectionName,
+      sentinels: config.redisSentinels,
+      name: config.redisSentinelName,
+      role: "master",
+      ...(password ? { password, sentinelPassword: password } : {}),
+      // A primary that dies closes the connection, and the reconnect asks the Sentinels for the new
+      // one. A primary demoted while it still runs answers writes with READONLY: reconnect then too.
+      // (ioredis' `failoverDetector` is left off: when its signal lands while a reconnect is under
+      // way, the client gives up for good and the bot would never reach Redis again.)
+      reconnectOnError: (err) => (err.message.startsWith("READONLY") ? 2 : false),
+      sentinelRetryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+  } else {
+    client = new Redis(config.redisUrl, {
+      ...COMMON,
+      connectionName,
+      ...(password ? { password } : {}),
+    });
+  }
+  client.on("error", (err: Error) =>
+    logger.warn({ err: { message: err.message } }, "redis connection error"),
+  );
+  return client;
+}
+
+/** Whether writes on `redis` are replicated (Sentinel or Cluster), so waiting for a replica makes sense. */
+export function isReplicated(config: Config): boolean {
+  return config.redisClusterNodes.length > 0 || config.redisSentinels.length > 0;
+}
+
+/**
+ * A second connection for SUBSCRIBE (a subscribed connection takes no other commands). On a
+ * Cluster, PUBLISH reaches every node, so subscribing through any one of them hears it.
+ */
+export function subscriberOf(redis: RedisClient, connectionName: string): RedisClient {
+  if (redis instanceof Cluster) {
+    return redis.duplicate(undefined, {
+      enableAutoPipelining: false,
+      redisOptions: { ...redis.options.redisOptions, connectionName },
+    });
+  }
+  return redis.duplicate({ connectionName, enableAutoPipelining: false });
+}
