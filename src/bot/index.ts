@@ -10,7 +10,6 @@ import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, Composer, type Context, session } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
-import type { RedisClient } from "../redis/connect.js";
 import { configureApi, retries } from "./api.js";
 import { CUSTOMER_COMMANDS } from "./commands.js";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.js";
