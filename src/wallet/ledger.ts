@@ -33,6 +33,7 @@ export { verifyLedger } from "./verify.js";
  *   await wallet.adjust(userId, { amountKopecks: -5000, note: "duplicate top-up", by: operatorId, ref: `adjust:${uuid}` });
  *   await wallet.balance(userId);                         // kopecks, 0 for a wallet never used
  *   await wallet.entries(userId, { offset: 0, limit: 10 }); // newest first, with total and balance
+ *   await wallet.entryByRef(userId, `order:${orderId}`);  // the entry an operation made, or null
  *   await wallet.audit(userId);                           // all entries checked against the balance
  *
  * `credit`, `debit` and `adjust` answer with a {@link WalletResult}: `ok: true` with
@@ -125,6 +126,16 @@ export class WalletLedger {
       total: Number(total),
       balanceKopecks: Number(balance ?? 0),
     };
+  }
+
+  /**
+   * The entry an operation made, by its ref, or null when none was applied: how a process that
+   * restarts between debiting an order and recording the payment finds out the debit happened.
+   */
+  async entryByRef(userId: number, ref: string): Promise<WalletEntry | null> {
+    this.checkUser(userId);
+    const json = await this.redis.hget(this.keys.refs(userId), ref);
+    return json === null ? null : parseEntry(json);
   }
 
   /**

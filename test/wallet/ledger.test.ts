@@ -154,6 +154,9 @@ describe("wallet ledger", () => {
     const page = await wallet.entries(user, { limit: 10 });
     expect(page.total).toBe(2);
     expect(await wallet.balance(user)).toBe(7_500);
+    // After a restart the debit is found by its ref, so the order is marked paid rather than charged again.
+    expect(await wallet.entryByRef(user, "order:o-2")).toEqual(applied(first));
+    expect(await wallet.entryByRef(user, "order:never")).toBeNull();
   });
 
   it("applies a credit once when the same ref races itself on several connections", async () => {
