@@ -74,7 +74,7 @@ export interface SandboxRefund {
   idempotenceKey: string;
 }
 
-export type FaultMode = "500" | "429" | "hang" | "reset" | "lose_response";
+export type FaultMode = "500" | "429" | "202" | "hang" | "reset" | "lose_response";
 
 export interface SandboxRequest {
   method: string;
@@ -116,7 +116,8 @@ export interface YooKassaSandbox {
   /**
    * The next `times` (default 1; Infinity allowed) requests matching `endpoint` fail in `mode`.
    * `endpoint` is "*", "METHOD /path" or "/path", a trailing "*" matching by prefix (e.g.
-   * "GET /v3/payments/*"). "500"/"429" answer without processing; "reset" destroys the socket
+   * "GET /v3/payments/*"). "500"/"429" answer without processing, and so does "202" (YooKassa's
+   * `{ type: "processing", retry_after }`: not finished, ask again with the same key); "reset" destroys the socket
    * without processing; "hang" never answers (until close()); "lose_response" processes the
    * request fully, then destroys the socket without answering.
    */
@@ -589,6 +590,11 @@ ${body}
     }
     let reply: Reply;
     if (fault === "500") reply = err(500, "internal_server_error", "Sandbox: injected server error");
+    else if (fault === "202")
+      reply = {
+        status: 202,
+        body: { type: "processing", description: "Request accepted, repeat it later", retry_after: 50 },
+      };
     else if (fault === "429")
       reply = { ...err(429, "too_many_requests", "Too many requests"), headers: { "retry-after": "1" } };
     else if (raw === null) reply = bad("Request body too large");

@@ -2,7 +2,13 @@ import { createHash } from "node:crypto";
 import { YooKassaValidationError } from "./errors.js";
 import { createYooKassaTransport, type YooKassaClientOptions } from "./http.js";
 import { formatKopecks } from "./money.js";
-import { parsePayment, parseRefund, type YooKassaPayment, type YooKassaRefund } from "./parse.js";
+import {
+  parsePayment,
+  parseRefund,
+  type YooKassaPayment,
+  type YooKassaRefund,
+  YooKassaShapeError,
+} from "./parse.js";
 
 /**
  * The YooKassa API v3 client: createPayment, getPayment, createRefund over one undici pool
@@ -160,7 +166,16 @@ export function createYooKassaClient(opts: YooKassaClientOptions): YooKassaClien
         body,
         idempotenceKey: input.idempotenceKey,
         signal: o?.signal,
-        parse: parsePayment,
+        parse: (b) => {
+          const p = parsePayment(b);
+          // The key decides which payment comes back: one made for another order or amount means
+          // the key was reused, and this payment must not be taken for the order's.
+          if (p.orderId !== input.orderId || p.amountKopecks !== input.amountKopecks)
+            throw new YooKassaShapeError(
+              `payment ${p.id} is for order ${p.orderId ?? "(none)"} and ${p.amountKopecks} kopecks, not order ${input.orderId} and ${input.amountKopecks}; was the Idempotence-Key used for another payment?`,
+            );
+          return p;
+        },
       });
     },
     async getPayment(paymentId, o) {
@@ -184,7 +199,14 @@ export function createYooKassaClient(opts: YooKassaClientOptions): YooKassaClien
         body,
         idempotenceKey: input.idempotenceKey,
         signal: o?.signal,
-        parse: parseRefund,
+        parse: (b) => {
+          const r = parseRefund(b);
+          if (r.paymentId !== input.paymentId || r.amountKopecks !== input.amountKopecks)
+            throw new YooKassaShapeError(
+              `refund ${r.id} is of payment ${r.paymentId} for ${r.amountKopecks} kopecks, not ${input.paymentId} for ${input.amountKopecks}; was the Idempotence-Key used for another refund?`,
+            );
+          return r;
+        },
       });
     },
     close,
