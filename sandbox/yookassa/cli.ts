@@ -81,7 +81,10 @@ async function main() {
     stopping = true;
     console.log(`YooKassa sandbox: ${signal}, stopping`);
     sandbox.close().then(
-      () => process.exit(0),
+      () => {
+        console.log("YooKassa sandbox stopped");
+        process.exit(0);
+      },
       (error: unknown) => {
         console.error(`YooKassa sandbox: error while stopping: ${(error as Error).message}`);
         process.exit(1);
