@@ -14,7 +14,7 @@
  *
  * Shapes and error names this sandbox picks where the documentation is not exact:
  * - 401 `UNAUTHORIZED` (missing or wrong token), 405 `METHOD_NOT_FOUND`, 400 `PARAMS_INVALID`
- *   (body not JSON), `CURRENCY_TYPE_INVALID`, `ASSET_INVALID`, `FIAT_INVALID`, `AMOUNT_INVALID`,
+ *   (body not JSON), `CURRENCY_TYPE_INVALID`, `ASSET_INVALID`, `FIAT_INVALID`, `AMOUNT_INVALID` (also for a JSON number: amount is a string),
  *   `ACCEPTED_ASSETS_INVALID`, `DESCRIPTION_TOO_LONG`, `PAYLOAD_TOO_LONG`, `EXPIRES_IN_INVALID`,
  *   `INVOICE_IDS_INVALID`, `STATUS_INVALID`, `COUNT_INVALID`, `OFFSET_INVALID`; 500 `INTERNAL_ERROR`;
  *   429 `TOO_MANY_REQUESTS` (Retry-After: 1).
@@ -248,7 +248,8 @@ export async function startCryptoPaySandbox(opts: CryptoPaySandboxOptions): Prom
           throw new ApiError(400, "ACCEPTED_ASSETS_INVALID");
       }
     }
-    const amount = str(p.amount);
+    // The documentation types amount as a string; a JSON number is refused so a float never slips through.
+    const amount = typeof p.amount === "string" ? p.amount : undefined;
     if (amount === undefined || decimalToMinor(amount) === null) throw new ApiError(400, "AMOUNT_INVALID");
     const description = p.description === undefined ? undefined : str(p.description);
     if (description !== undefined && [...description].length > 1024) {

@@ -1,6 +1,6 @@
 import { sleep } from "../../reseller/retry.js";
 import { kopecksToAmount } from "./amount.js";
-import { type CryptoPayError, CryptoPayValidationError } from "./errors.js";
+import { type CryptoPayError, CryptoPayValidationError, withAttempts } from "./errors.js";
 import { type CryptoPayClientOptions, createCryptoPayTransport } from "./http.js";
 import {
   type CryptoPayApp,
@@ -161,10 +161,10 @@ export function createCryptoPayClient(opts: CryptoPayClientOptions): CryptoPayCl
   async function createInvoice(input: CreateInvoiceInput): Promise<CryptoPayInvoice> {
     const params = checkCreate(input);
     // Set once an attempt may have created an invoice without us hearing the answer; never reset.
-    let mayExist = false;
+    let unknownCreate: CryptoPayError | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
-        if (mayExist) {
+        if (unknownCreate) {
           const mine = (
             await findInvoicesForOrder(input.orderId, { status: "active", signal: input.signal })
           ).find((inv) => inv.amountKopecks === input.amountKopecks);
@@ -185,16 +185,15 @@ export function createCryptoPayClient(opts: CryptoPayClientOptions): CryptoPayCl
         });
       } catch (err) {
         const e = err as CryptoPayError;
-        if (
-          e?.name !== "CryptoPayError" ||
-          !e.transient ||
-          attempt >= transport.retries ||
-          input.signal?.aborted
-        ) {
-          throw err;
+        if (e?.name !== "CryptoPayError") throw err;
+        if (e.method === "createInvoice" && e.outcomeUnknown) unknownCreate = e;
+        if (!e.transient || attempt >= transport.retries || input.signal?.aborted) {
+          // A last failure that says nothing of the invoice (e.g. a 429 on the look-up) must not hide that
+          // an earlier createInvoice may have made one: the caller looks it up before trying again.
+          const final = e.transient && !e.outcomeUnknown && unknownCreate ? unknownCreate : e;
+          throw withAttempts(final, attempt + 1);
         }
-        if (e.method === "createInvoice" && e.outcomeUnknown) mayExist = true;
-        await sleep(transport.backoff(attempt), input.signal);
+        await sleep(e.retryAfterMs ?? transport.backoff(attempt), input.signal);
       }
     }
   }

@@ -33,6 +33,8 @@ export class CryptoPayError extends Error {
   readonly body: unknown;
   /** Attempts made, including retries. */
   readonly attempts: number;
+  /** What Retry-After asked for (ms, capped at 30 s), when the answer carried one. */
+  readonly retryAfterMs: number | null;
 
   constructor(init: {
     kind: CryptoPayErrorKind;
@@ -41,6 +43,7 @@ export class CryptoPayError extends Error {
     code?: string | null;
     body?: unknown;
     attempts?: number;
+    retryAfterMs?: number | null;
     message: string;
     cause?: unknown;
   }) {
@@ -51,6 +54,7 @@ export class CryptoPayError extends Error {
     this.code = init.code ?? null;
     this.body = init.body;
     this.attempts = init.attempts ?? 1;
+    this.retryAfterMs = init.retryAfterMs ?? null;
   }
 
   /** True when the same request may succeed later; false for auth and refused requests. */
@@ -62,6 +66,22 @@ export class CryptoPayError extends Error {
   get outcomeUnknown(): boolean {
     return this.kind === "network" || this.kind === "timeout" || this.kind === "server";
   }
+}
+
+/** The same error with the number of attempts made, in its field and its message. */
+export function withAttempts(e: CryptoPayError, attempts: number): CryptoPayError {
+  if (attempts <= 1) return e;
+  return new CryptoPayError({
+    kind: e.kind,
+    method: e.method,
+    status: e.status,
+    code: e.code,
+    body: e.body,
+    attempts,
+    retryAfterMs: e.retryAfterMs,
+    message: e.message.replace(/ — /, ` after ${attempts} attempts — `),
+    cause: e.cause,
+  });
 }
 
 /** A request that breaks our own rules before anything is sent (bad amount, empty order id…). */

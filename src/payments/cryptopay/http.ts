@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { Pool } from "undici";
 import { backoffDelay, parseRetryAfter, sleep } from "../../reseller/retry.js";
-import { CryptoPayError, type CryptoPayErrorKind } from "./errors.js";
+import { CryptoPayError, type CryptoPayErrorKind, withAttempts } from "./errors.js";
 import { envelopeSchema, ResponseShapeError } from "./schemas.js";
 
 export interface CryptoPayClientOptions {
@@ -92,7 +92,14 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
   function error(
     kind: CryptoPayErrorKind,
     method: string,
-    init: { status?: number | null; code?: string | null; body?: unknown; detail?: string; cause?: unknown },
+    init: {
+      status?: number | null;
+      code?: string | null;
+      body?: unknown;
+      detail?: string;
+      cause?: unknown;
+      retryAfterMs?: number | null;
+    },
   ): CryptoPayError {
     const status = init.status ?? null;
     const what = status === null ? "" : ` (${status}${init.code ? ` ${init.code}` : ""})`;
@@ -112,6 +119,7 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
       status,
       code: init.code ?? null,
       body: scrubValue(init.body),
+      retryAfterMs: init.retryAfterMs ?? null,
       message: scrub(text[kind]),
       cause: init.cause,
     });
@@ -130,8 +138,14 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
       const e = env.data.error;
       code = typeof e === "string" ? e : (e.name ?? null);
     }
-    const common = { status, code, body, detail: typeof body === "string" ? body : undefined };
     const after = parseRetryAfter(typeof retryAfter === "string" ? retryAfter : undefined);
+    const common = {
+      status,
+      code,
+      body,
+      detail: typeof body === "string" ? body : undefined,
+      retryAfterMs: after,
+    };
     if (status === 429)
       return { error: error("rate_limited", method, common), retry: true, retryAfterMs: after };
     if (status >= 500) return { error: error("server", method, common), retry: true, retryAfterMs: after };
@@ -234,20 +248,7 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
         error: failure.error.kind,
       });
       if (!failure.retry || attempt >= maxRetries || spec.signal?.aborted) {
-        const e = failure.error;
-        const final =
-          attempt === 0
-            ? e
-            : new CryptoPayError({
-                kind: e.kind,
-                method: e.method,
-                status: e.status,
-                code: e.code,
-                body: e.body,
-                attempts: attempt + 1,
-                message: e.message.replace(/ — /, ` after ${attempt + 1} attempts — `),
-                cause: e.cause,
-              });
+        const final = withAttempts(failure.error, attempt + 1);
         log?.warn(
           {
             method: spec.method,

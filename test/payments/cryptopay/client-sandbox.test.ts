@@ -194,6 +194,31 @@ describe("Crypto Pay client against the sandbox", () => {
     ]);
   });
 
+  it("retries createInvoice after a 429 without a look-up, since a refused request made nothing", async () => {
+    const sb = await sandbox();
+    sb.fail("createInvoice", "429", 1);
+    const inv = await client(sb).createInvoice(order());
+    expect(sb.invoices().map((i) => i.invoice_id)).toEqual([inv.invoiceId]);
+    expect(sb.requests().map((r) => `${r.method} ${r.status}`)).toEqual([
+      "createInvoice 429",
+      "createInvoice 200",
+    ]);
+  });
+
+  it("gives up on createInvoice with an outcome-unknown error when every attempt is lost", async () => {
+    const sb = await sandbox();
+    sb.fail("createInvoice", "reset", Number.POSITIVE_INFINITY);
+    const err = await failure(client(sb, { retries: 2 }).createInvoice(order()));
+    expect(err).toMatchObject({ kind: "network", transient: true, outcomeUnknown: true, attempts: 3 });
+    expect(sb.requests().map((r) => r.method)).toEqual([
+      "createInvoice",
+      "getInvoices",
+      "createInvoice",
+      "getInvoices",
+      "createInvoice",
+    ]);
+  });
+
   it("returns the invoice a lost createInvoice answer made instead of creating a second one", async () => {
     const sb = await sandbox();
     const cp = client(sb);
