@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { Writable } from "node:stream";
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import {
   CryptoPayError,
@@ -302,5 +304,27 @@ describe("Crypto Pay sandbox payment page", () => {
     const again = await fetch(`${sb.url}/invoice/${inv.hash}/pay`, { method: "POST", body: "asset=TON" });
     expect(again.status).toBe(409);
     expect(rx.received).toHaveLength(1);
+  });
+});
+
+describe("Crypto Pay client logging", () => {
+  it("never writes the token into a log line, on success, retries or failure", async () => {
+    const lines: string[] = [];
+    const logger = pino(
+      { level: "trace" },
+      new Writable({
+        write(chunk, _enc, cb) {
+          lines.push(String(chunk));
+          cb();
+        },
+      }),
+    );
+    const sb = await sandbox();
+    const cp = client(sb, { logger });
+    sb.fail("createInvoice", "500", 1);
+    await cp.createInvoice(order());
+    await failure(client(sb, { logger, token: `${TOKEN}-old` }).getMe());
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines.join("\n")).not.toContain(TOKEN);
   });
 });
