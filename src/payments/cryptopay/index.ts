@@ -21,7 +21,8 @@
  *   const u = parseCryptoPayUpdate(rawBody);
  *   if (!u.ok) → u.kind === "malformed" ? 400 : 200 (ignored)
  *   const inv = await cryptoPay.getInvoice(u.update.invoiceId);   // the source of truth
- *   if (inv?.status === "paid" && inv.orderId) → mark the order paid (atomic, checked against its state)
+ *   if (inv?.status === "paid" && inv.orderId) → check inv.fiat === "RUB" and inv.amountKopecks equals
+ *     the order's price, then mark the order paid (atomic, checked against its state)
  *
  *   // polling for lost updates: re-read the invoice ids stored on unpaid orders in batches
  *   await cryptoPay.getInvoices({ invoiceIds: [id1, id2, …] });
@@ -34,6 +35,11 @@
  * 401/UNAUTHORIZED and refused requests → false), `code` = Crypto Pay's error name, and
  * `outcomeUnknown` when the request may have been processed. `CryptoPayValidationError` when our
  * own input is wrong (nothing was sent).
+ *
+ * Why a thin client of our own: the published ones (`crypto-bot-api`, `@foile/crypto-pay-api`) take
+ * amounts as JS numbers, bring their own HTTP stack without our pool, timeouts or retries, and do
+ * not tell a transient failure from a refused request; this one is a few hundred lines on the project's
+ * undici pool with zod schemas and typed errors, like the reseller client.
  *
  * Paying twice: Crypto Pay has no idempotency key
  * -----------------------------------------------
