@@ -26,7 +26,7 @@ export interface Stack {
   emulator: TelegramEmulator;
   httpPort: number;
   env: Record<string, string>;
-  /** The bot as production runs it: `node dist/main.js` with the environment alone. */
+  /** The bot as production runs it: `npm start`'s command line with the environment alone. */
   bot: BotProcess;
   /** An engine in this process on the same Redis for placing paid orders directly (its workers are not started). */
   orders: OrdersEngine;
@@ -73,11 +73,23 @@ export interface BotProcessOptions {
   ipc?: boolean;
 }
 
-/** Starts the bot (`node dist/main.js` unless other arguments are given) and waits until it is ready. */
+/**
+ * The bot's command line as `npm start` runs it (its node flags, then dist/main.js), read from
+ * package.json so the benchmarks and drills measure what is deployed.
+ */
+export const PRODUCTION_ARGS: string[] = (
+  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    scripts: { start: string };
+  }
+).scripts.start
+  .split(/\s+/)
+  .slice(1);
+
+/** Starts the bot (`npm start`'s command line unless other arguments are given) and waits until it is ready. */
 export async function startBotProcess(
   env: Record<string, string>,
   httpPort: number,
-  args: string[] = ["dist/main.js"],
+  args: string[] = PRODUCTION_ARGS,
   opts: BotProcessOptions = {},
 ): Promise<BotProcess> {
   const child = spawn(process.execPath, args, {
@@ -183,7 +195,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ? [
         "--import",
         (await import("./compile.js")).compileForNode("./redis-probe.ts"),
-        ...(opts.botArgs ?? ["dist/main.js"]),
+        ...(opts.botArgs ?? PRODUCTION_ARGS),
       ]
     : opts.botArgs;
   const bot = await startBotProcess(env, httpPort, args, { onOutput: opts.onBotOutput, ipc: opts.probe });
