@@ -49,6 +49,9 @@ export class OutgoingDispatcher extends BackgroundLoop {
   private readonly horizonMs: number;
   private readonly maxInFlight: number;
   private readonly idleMs: number;
+  /** Sends start one after another through this chain, at least one global interval apart. */
+  private turns: Promise<void> = Promise.resolve();
+  private lastStart = 0;
 
   constructor(private readonly opts: DispatcherOptions) {
     super();
@@ -130,7 +133,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
       }
     };
     const p = (async () => {
-      if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+      await this.turn(Date.now() + waitMs);
       if (!this.running) {
         // Stopping: a message still waiting for its slot goes back for another process (or the next start).
         await queue.release(member).catch(() => {});
@@ -172,6 +175,22 @@ export class OutgoingDispatcher extends BackgroundLoop {
     void p.finally(() => {
       this.inFlight.delete(p);
     });
+  }
+
+  /**
+   * Waits for a send's reserved time, and for one global interval after this process's last send
+   * began: when the process stalled (a long garbage collection, a busy event loop), the messages
+   * whose times passed meanwhile go out at the pace, not in one burst that Telegram would refuse.
+   */
+  private turn(dueAt: number): Promise<void> {
+    const mine = this.turns.then(async () => {
+      const at = Math.max(dueAt, this.lastStart + 1000 / this.opts.queue.pace.globalPerSecond);
+      const delay = at - Date.now();
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      this.lastStart = Date.now();
+    });
+    this.turns = mine;
+    return mine;
   }
 
   private lost(member: string): void {

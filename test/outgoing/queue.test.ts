@@ -135,6 +135,26 @@ describe("the outgoing queue", () => {
     expect(three.wakeMs).toBe(0);
   });
 
+  it("keeps the pace after the process stalled: messages whose times passed go one interval apart, not in a burst", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 20, chatPerSecond: 1000 },
+    });
+    for (let chat = 1; chat <= 12; chat++) await q.enqueue(final(chat));
+    const starts: number[] = [];
+    const stall = setTimeout(() => {
+      // The event loop is blocked for 400 ms once the batch is taken: several slots pass meanwhile.
+      const until = Date.now() + 400;
+      while (Date.now() < until) {}
+    }, 120);
+    await drain(q, 12, async () => {
+      starts.push(Date.now());
+    });
+    clearTimeout(stall);
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    // 20/s is 50 ms apart; timers may fire a little early or late, never all at once.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(40);
+  });
+
   it("costs the same few Redis commands per message whether 10 or 300 are waiting", async () => {
     const perMessage = async (n: number) => {
       const q = new OutgoingQueue(redis, uniquePrefix("out"), {
