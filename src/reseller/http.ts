@@ -1,8 +1,9 @@
 import type { Logger } from "pino";
-import { Pool } from "undici";
-import { type AttemptFailure, createFailures, truncate, withAttempts } from "./failures.js";
+import { createApiPool, parseApiBase, requestJson } from "../http-client/pool.js";
+import { backoffDelay, retryLoop } from "../http-client/retry.js";
+import type { ResellerApiError } from "./errors.js";
+import { type AttemptFailure, createFailures, withAttempts } from "./failures.js";
 import { ResponseShapeError } from "./parse-common.js";
-import { backoffDelay, sleep } from "./retry.js";
 
 export interface ResellerClientOptions {
   /** The API's {base_url}; may carry a path prefix, to which the spec's `/api/reseller/...` paths are appended. */
@@ -44,40 +45,26 @@ export interface ResellerTransport {
  * is never retried. The API key goes into the Authorization header only.
  */
 export function createTransport(opts: ResellerClientOptions): ResellerTransport {
-  let base: URL;
-  try {
-    base = new URL(opts.baseUrl);
-  } catch {
-    throw new Error("Reseller API base URL is not a valid URL — check RESELLER_API_URL");
-  }
-  if (base.protocol !== "http:" && base.protocol !== "https:") {
-    throw new Error("Reseller API base URL must be http(s) — check RESELLER_API_URL");
-  }
+  const base = parseApiBase(opts.baseUrl, "Reseller API base URL", "RESELLER_API_URL");
   if (!opts.apiKey) throw new Error("Reseller API key is empty — check RESELLER_API_KEY");
 
   const apiKey = opts.apiKey;
-  const prefix = base.pathname.replace(/\/+$/, "");
-  const origin = base.origin;
   const retries = Math.max(0, opts.retries ?? 3);
   const baseDelay = Math.max(0, opts.retryBaseDelayMs ?? 300);
   const headersTimeoutMs = opts.headersTimeoutMs ?? 10_000;
   const bodyTimeoutMs = opts.bodyTimeoutMs ?? 10_000;
   const connectTimeoutMs = opts.connectTimeoutMs ?? 5_000;
   const log = opts.logger?.child({ component: "reseller" });
-
-  const pool = new Pool(origin, {
+  const pool = createApiPool(base.origin, {
     connections: 16,
-    pipelining: 1,
-    keepAliveTimeout: 10_000,
-    keepAliveMaxTimeout: 60_000,
-    headersTimeout: headersTimeoutMs,
-    bodyTimeout: bodyTimeoutMs,
-    connect: { timeout: connectTimeoutMs },
+    connectTimeoutMs,
+    headersTimeoutMs,
+    bodyTimeoutMs,
   });
 
   const { apiError, statusFailure, transportFailure } = createFailures({
     apiKey,
-    origin,
+    origin: base.origin,
     connectTimeoutMs,
     headersTimeoutMs,
     bodyTimeoutMs,
@@ -85,8 +72,57 @@ export function createTransport(opts: ResellerClientOptions): ResellerTransport 
 
   const backoff = (attempt: number) => backoffDelay(baseDelay, attempt);
 
-  async function call<T>(spec: CallSpec<T>): Promise<T> {
+  /** One request and the verdict on its answer. */
+  async function attempt<T>(spec: CallSpec<T>, headers: Record<string, string>, payload?: string) {
     const where = `${spec.method} ${spec.path}`;
+    let status: number | null = null;
+    let failure: AttemptFailure;
+    try {
+      const res = await requestJson(pool, base, {
+        method: spec.method,
+        path: spec.path,
+        headers,
+        body: payload,
+        signal: spec.signal,
+        onStatus: (s) => {
+          status = s;
+        },
+      });
+      const { body, parsed } = res;
+      const saysFailure =
+        parsed &&
+        typeof body === "object" &&
+        body !== null &&
+        (body as { success?: unknown }).success === false;
+      if (res.status >= 200 && res.status < 300 && !saysFailure) {
+        try {
+          if (!parsed)
+            throw new ResponseShapeError(res.text.trim() === "" ? "empty body" : "the body is not JSON");
+          return { ok: true as const, value: spec.parse(body), status: res.status };
+        } catch (err) {
+          const detail =
+            err instanceof ResponseShapeError ? err.message : `unexpected shape (${String(err)})`;
+          failure = {
+            error: apiError("bad_response", where, spec.endpoint, {
+              status: res.status,
+              body,
+              detail,
+              cause: err,
+            }),
+            retry: false,
+            retryAfterMs: null,
+          };
+        }
+      } else {
+        failure = statusFailure(res.status, body, where, spec.endpoint, res.headers["retry-after"]);
+      }
+    } catch (err) {
+      failure = transportFailure(err, where, spec.endpoint, spec.signal);
+    }
+    return { ok: false as const, status, ...failure };
+  }
+
+  function call<T>(spec: CallSpec<T>): Promise<T> {
     const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers: Record<string, string> = {
       authorization: `Bearer ${apiKey}`,
@@ -94,90 +130,48 @@ export function createTransport(opts: ResellerClientOptions): ResellerTransport 
     };
     if (payload !== undefined) headers["content-type"] = "application/json";
 
-    for (let attempt = 0; ; attempt++) {
-      const started = performance.now();
-      let failure: AttemptFailure;
-      let status: number | null = null;
-      try {
-        const res = await pool.request({
-          origin,
-          method: spec.method,
-          path: prefix + spec.path,
-          headers,
-          body: payload,
-          signal: spec.signal,
-        });
-        status = res.statusCode;
-        const text = await res.body.text();
-        let body: unknown = text;
-        let parsed = false;
-        if (text.trim() !== "") {
-          try {
-            body = JSON.parse(text);
-            parsed = true;
-          } catch {
-            body = truncate(text, 2_000);
-          }
-        }
-        const isSuccess = status >= 200 && status < 300;
-        const saysFailure =
-          parsed &&
-          typeof body === "object" &&
-          body !== null &&
-          (body as { success?: unknown }).success === false;
-        if (isSuccess && !saysFailure) {
-          try {
-            if (!parsed)
-              throw new ResponseShapeError(text.trim() === "" ? "empty body" : "the body is not JSON");
-            const result = spec.parse(body);
-            opts.onRequest?.({ endpoint: spec.endpoint, status, durationMs: performance.now() - started });
-            log?.debug({ endpoint: spec.endpoint, status, attempt }, "reseller request done");
-            return result;
-          } catch (err) {
-            const detail =
-              err instanceof ResponseShapeError ? err.message : `unexpected shape (${String(err)})`;
-            failure = {
-              error: apiError("bad_response", where, spec.endpoint, { status, body, detail, cause: err }),
-              retry: false,
-              retryAfterMs: null,
-            };
-          }
+    return retryLoop<T, ResellerApiError>({
+      retries,
+      backoff,
+      signal: spec.signal,
+      attempt: () => attempt(spec, headers, payload),
+      onAttempt(outcome, durationMs, n) {
+        const { endpoint } = spec;
+        if (outcome.ok) {
+          opts.onRequest?.({ endpoint, status: outcome.status, durationMs });
+          log?.debug({ endpoint, status: outcome.status, attempt: n }, "reseller request done");
         } else {
-          failure = statusFailure(status, body, where, spec.endpoint, res.headers["retry-after"]);
+          opts.onRequest?.({ endpoint, status: outcome.status, durationMs, error: outcome.error.kind });
         }
-      } catch (err) {
-        failure = transportFailure(err, where, spec.endpoint, spec.signal);
-      }
-
-      opts.onRequest?.({
-        endpoint: spec.endpoint,
-        status,
-        durationMs: performance.now() - started,
-        error: failure.error.kind,
-      });
-      const canRetry = failure.retry && attempt < retries && !spec.signal?.aborted;
-      if (!canRetry) {
-        const error = failure.retry && attempt > 0 ? withAttempts(failure.error, attempt + 1) : failure.error;
+      },
+      giveUp(failure, attempts) {
+        const error = failure.retry && attempts > 1 ? withAttempts(failure.error, attempts) : failure.error;
         log?.warn(
           {
             endpoint: spec.endpoint,
-            status,
+            status: failure.status,
             kind: error.kind,
             code: error.code,
-            attempts: attempt + 1,
+            attempts,
             err: error.message,
           },
           "reseller request failed",
         );
-        throw error;
-      }
-      const delay = failure.retryAfterMs ?? backoff(attempt);
-      log?.warn(
-        { endpoint: spec.endpoint, status, kind: failure.error.kind, attempt: attempt + 1, delayMs: delay },
-        "reseller request failed; retrying",
-      );
-      await sleep(delay, spec.signal);
-    }
+        return error;
+      },
+      onRetry(failure, n, delayMs) {
+        log?.warn(
+          {
+            endpoint: spec.endpoint,
+            status: failure.status,
+            kind: failure.error.kind,
+            attempt: n + 1,
+            delayMs,
+          },
+          "reseller request failed; retrying",
+        );
+      },
+    });
   }
 
   return {
