@@ -1,5 +1,6 @@
 import { type Dispatcher, Pool } from "undici";
 import { truncate } from "./redact.js";
+import type { AttemptFailure, AttemptOutcome } from "./retry.js";
 
 /** The API's origin (for the pool) and path prefix (prepended to every request path). */
 export interface ApiBase {
@@ -24,18 +25,18 @@ export function parseApiBase(url: string, label: string, envName: string): ApiBa
   return { origin: base.origin, prefix: base.pathname.replace(/\/+$/, "") };
 }
 
-export interface PoolOptions {
-  connections: number;
+/** The timeouts of a client's pool, part of each client's options. */
+export interface ApiTimeouts {
   /** Defaults 5000 / 10000 / 10000 ms. */
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
 }
 
-/** A keep-alive undici Pool for one origin, one request at a time per connection. */
-export function createApiPool(origin: string, opts: PoolOptions): Pool {
+/** A keep-alive undici Pool for one origin, one request at a time on each of `connections`. */
+export function createApiPool(origin: string, connections: number, opts: ApiTimeouts): Pool {
   return new Pool(origin, {
-    connections: opts.connections,
+    connections,
     pipelining: 1,
     keepAliveTimeout: 10_000,
     keepAliveMaxTimeout: 60_000,
@@ -90,4 +91,36 @@ export async function requestJson(pool: Pool, base: ApiBase, req: JsonRequest): 
     // Not JSON: kept as (truncated) text for the error.
   }
   return { status: res.statusCode, headers: res.headers, text, body, parsed };
+}
+
+/** What the client makes of an answer: its result, or a failure it classified. */
+export type AnswerVerdict<T, E> = { ok: true; value: T } | ({ ok: false } & AttemptFailure<E>);
+
+/**
+ * One attempt of a call: sends the request, lets the client judge the answer (`judge`) or the
+ * error thrown when none came (`transportFailure`), and keeps the status for logs and metrics,
+ * even when the body then timed out.
+ */
+export async function attemptJson<T, E>(
+  pool: Pool,
+  base: ApiBase,
+  req: JsonRequest,
+  judge: (res: JsonResponse) => AnswerVerdict<T, E>,
+  transportFailure: (err: unknown) => AttemptFailure<E>,
+): Promise<AttemptOutcome<T, E>> {
+  let status: number | null = null;
+  let verdict: AnswerVerdict<T, E>;
+  try {
+    const res = await requestJson(pool, base, {
+      ...req,
+      onStatus: (s) => {
+        status = s;
+        req.onStatus?.(s);
+      },
+    });
+    verdict = judge(res);
+  } catch (err) {
+    verdict = { ok: false, ...transportFailure(err) };
+  }
+  return { ...verdict, status };
 }

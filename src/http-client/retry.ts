@@ -1,3 +1,5 @@
+import type { Logger } from "pino";
+
 /**
  * Timing of the API clients' retries: jittered exponential backoff, Retry-After, an abortable
  * sleep, and the loop that repeats one attempt until it succeeds, may not be retried, or the
@@ -89,4 +91,36 @@ export async function retryLoop<T, E>(loop: RetryLoop<T, E>): Promise<T> {
     loop.onRetry?.(outcome, attempt, delay);
     await sleep(delay, loop.signal);
   }
+}
+
+interface ClassifiedError {
+  kind: string;
+  code: string | null;
+  message: string;
+}
+
+/**
+ * The warnings of a retried call: `what` names the call in the message ("reseller request"),
+ * `context` leads the logged fields ({ endpoint } or { method }), `retryNote` ends the retry line.
+ */
+export function retryWarnings(
+  log: Logger | undefined,
+  what: string,
+  context: Record<string, unknown>,
+  retryNote = "retrying",
+) {
+  return {
+    gaveUp(status: number | null, error: ClassifiedError, attempts: number): void {
+      log?.warn(
+        { ...context, status, kind: error.kind, code: error.code, attempts, err: error.message },
+        `${what} failed`,
+      );
+    },
+    retrying(status: number | null, error: ClassifiedError, attempt: number, delayMs: number): void {
+      log?.warn(
+        { ...context, status, kind: error.kind, attempt: attempt + 1, delayMs },
+        `${what} failed; ${retryNote}`,
+      );
+    },
+  };
 }

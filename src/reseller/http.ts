@@ -1,19 +1,22 @@
 import type { Logger } from "pino";
-import { createApiPool, parseApiBase, requestJson } from "../http-client/pool.js";
-import { backoffDelay, retryLoop } from "../http-client/retry.js";
+import {
+  type AnswerVerdict,
+  type ApiTimeouts,
+  attemptJson,
+  createApiPool,
+  type JsonResponse,
+  parseApiBase,
+} from "../http-client/pool.js";
+import { backoffDelay, retryLoop, retryWarnings } from "../http-client/retry.js";
 import type { ResellerApiError } from "./errors.js";
-import { type AttemptFailure, createFailures, withAttempts } from "./failures.js";
+import { createFailures, withAttempts } from "./failures.js";
 import { ResponseShapeError } from "./parse-common.js";
 
-export interface ResellerClientOptions {
+export interface ResellerClientOptions extends ApiTimeouts {
   /** The API's {base_url}; may carry a path prefix, to which the spec's `/api/reseller/...` paths are appended. */
   baseUrl: string;
   apiKey: string;
   logger?: Logger;
-  /** Defaults 5000 / 10000 / 10000 ms. */
-  connectTimeoutMs?: number;
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
   /** Retries after the first attempt on network errors, timeouts, 5xx and 429. Default 3. */
   retries?: number;
   /** Base of the jittered exponential backoff (capped at 5 s). Default 300 ms. Retry-After wins, capped at 30 s. */
@@ -55,12 +58,7 @@ export function createTransport(opts: ResellerClientOptions): ResellerTransport 
   const bodyTimeoutMs = opts.bodyTimeoutMs ?? 10_000;
   const connectTimeoutMs = opts.connectTimeoutMs ?? 5_000;
   const log = opts.logger?.child({ component: "reseller" });
-  const pool = createApiPool(base.origin, {
-    connections: 16,
-    connectTimeoutMs,
-    headersTimeoutMs,
-    bodyTimeoutMs,
-  });
+  const pool = createApiPool(base.origin, 16, opts);
 
   const { apiError, statusFailure, transportFailure } = createFailures({
     apiKey,
@@ -72,71 +70,52 @@ export function createTransport(opts: ResellerClientOptions): ResellerTransport 
 
   const backoff = (attempt: number) => backoffDelay(baseDelay, attempt);
 
-  /** One request and the verdict on its answer. */
-  async function attempt<T>(spec: CallSpec<T>, headers: Record<string, string>, payload?: string) {
-    const where = `${spec.method} ${spec.path}`;
-    let status: number | null = null;
-    let failure: AttemptFailure;
-    try {
-      const res = await requestJson(pool, base, {
-        method: spec.method,
-        path: spec.path,
-        headers,
-        body: payload,
-        signal: spec.signal,
-        onStatus: (s) => {
-          status = s;
-        },
-      });
-      const { body, parsed } = res;
-      const saysFailure =
-        parsed &&
-        typeof body === "object" &&
-        body !== null &&
-        (body as { success?: unknown }).success === false;
-      if (res.status >= 200 && res.status < 300 && !saysFailure) {
-        try {
-          if (!parsed)
-            throw new ResponseShapeError(res.text.trim() === "" ? "empty body" : "the body is not JSON");
-          return { ok: true as const, value: spec.parse(body), status: res.status };
-        } catch (err) {
-          const detail =
-            err instanceof ResponseShapeError ? err.message : `unexpected shape (${String(err)})`;
-          failure = {
-            error: apiError("bad_response", where, spec.endpoint, {
-              status: res.status,
-              body,
-              detail,
-              cause: err,
-            }),
-            retry: false,
-            retryAfterMs: null,
-          };
-        }
-      } else {
-        failure = statusFailure(res.status, body, where, spec.endpoint, res.headers["retry-after"]);
-      }
-    } catch (err) {
-      failure = transportFailure(err, where, spec.endpoint, spec.signal);
+  /** A 2xx without `success: false` goes to `spec.parse`; anything else is classified as a failure. */
+  function judge<T>(spec: CallSpec<T>, where: string, res: JsonResponse): AnswerVerdict<T, ResellerApiError> {
+    const { status, body, parsed } = res;
+    const saysFailure =
+      parsed &&
+      typeof body === "object" &&
+      body !== null &&
+      (body as { success?: unknown }).success === false;
+    if (status < 200 || status >= 300 || saysFailure) {
+      return { ok: false, ...statusFailure(status, body, where, spec.endpoint, res.headers["retry-after"]) };
     }
-    return { ok: false as const, status, ...failure };
+    try {
+      if (!parsed)
+        throw new ResponseShapeError(res.text.trim() === "" ? "empty body" : "the body is not JSON");
+      return { ok: true, value: spec.parse(body) };
+    } catch (err) {
+      const detail = err instanceof ResponseShapeError ? err.message : `unexpected shape (${String(err)})`;
+      const error = apiError("bad_response", where, spec.endpoint, { status, body, detail, cause: err });
+      return { ok: false, error, retry: false, retryAfterMs: null };
+    }
   }
 
   function call<T>(spec: CallSpec<T>): Promise<T> {
+    const where = `${spec.method} ${spec.path}`;
     const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers: Record<string, string> = {
       authorization: `Bearer ${apiKey}`,
       accept: "application/json",
     };
     if (payload !== undefined) headers["content-type"] = "application/json";
+    const { endpoint } = spec;
+    const warn = retryWarnings(log, "reseller request", { endpoint });
 
     return retryLoop<T, ResellerApiError>({
       retries,
       backoff,
       signal: spec.signal,
-      attempt: () => attempt(spec, headers, payload),
+      attempt: () =>
+        attemptJson(
+          pool,
+          base,
+          { method: spec.method, path: spec.path, headers, body: payload, signal: spec.signal },
+          (res) => judge(spec, where, res),
+          (err) => transportFailure(err, where, endpoint, spec.signal),
+        ),
       onAttempt(outcome, durationMs, n) {
-        const { endpoint } = spec;
         if (outcome.ok) {
           opts.onRequest?.({ endpoint, status: outcome.status, durationMs });
           log?.debug({ endpoint, status: outcome.status, attempt: n }, "reseller request done");
@@ -146,31 +125,10 @@ export function createTransport(opts: ResellerClientOptions): ResellerTransport 
       },
       giveUp(failure, attempts) {
         const error = failure.retry && attempts > 1 ? withAttempts(failure.error, attempts) : failure.error;
-        log?.warn(
-          {
-            endpoint: spec.endpoint,
-            status: failure.status,
-            kind: error.kind,
-            code: error.code,
-            attempts,
-            err: error.message,
-          },
-          "reseller request failed",
-        );
+        warn.gaveUp(failure.status, error, attempts);
         return error;
       },
-      onRetry(failure, n, delayMs) {
-        log?.warn(
-          {
-            endpoint: spec.endpoint,
-            status: failure.status,
-            kind: failure.error.kind,
-            attempt: n + 1,
-            delayMs,
-          },
-          "reseller request failed; retrying",
-        );
-      },
+      onRetry: (failure, n, delayMs) => warn.retrying(failure.status, failure.error, n, delayMs),
     });
   }
 

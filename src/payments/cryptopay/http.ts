@@ -1,21 +1,30 @@
 import type { Logger } from "pino";
-import { createApiPool, parseApiBase, requestJson } from "../../http-client/pool.js";
+import {
+  type AnswerVerdict,
+  type ApiTimeouts,
+  attemptJson,
+  createApiPool,
+  type JsonResponse,
+  parseApiBase,
+} from "../../http-client/pool.js";
 import { createRedactor, truncate } from "../../http-client/redact.js";
-import { type AttemptFailure, backoffDelay, parseRetryAfter, retryLoop } from "../../http-client/retry.js";
+import {
+  type AttemptFailure,
+  backoffDelay,
+  parseRetryAfter,
+  retryLoop,
+  retryWarnings,
+} from "../../http-client/retry.js";
 import { describeTransportError } from "../../http-client/transport-errors.js";
 import { CryptoPayError, type CryptoPayErrorKind, withAttempts } from "./errors.js";
 import { envelopeSchema, ResponseShapeError } from "./schemas.js";
 
-export interface CryptoPayClientOptions {
+export interface CryptoPayClientOptions extends ApiTimeouts {
   /** CRYPTOPAY_API_URL, e.g. https://pay.crypt.bot/api; the method name is appended as `/{method}`. */
   apiUrl: string;
   /** CRYPTOPAY_TOKEN; sent in the Crypto-Pay-API-Token header only, scrubbed from errors and logs. */
   token: string;
   logger?: Logger;
-  /** Defaults 5000 / 10000 / 10000 ms. */
-  connectTimeoutMs?: number;
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
   /** Retries after the first attempt on network errors, timeouts, 5xx and 429. Default 3. */
   retries?: number;
   /** Base of the jittered exponential backoff (capped at 5 s). Default 300 ms. Retry-After wins. */
@@ -55,12 +64,7 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
   const retries = Math.max(0, opts.retries ?? 3);
   const baseDelay = Math.max(0, opts.retryBaseDelayMs ?? 300);
   const log = opts.logger?.child({ component: "cryptopay" });
-  const pool = createApiPool(origin, {
-    connections: 8,
-    connectTimeoutMs: opts.connectTimeoutMs,
-    headersTimeoutMs: opts.headersTimeoutMs,
-    bodyTimeoutMs: opts.bodyTimeoutMs,
-  });
+  const pool = createApiPool(origin, 8, opts);
   const redact = createRedactor(token);
 
   function error(
@@ -140,66 +144,49 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
 
   const backoff = (attempt: number) => backoffDelay(baseDelay, attempt);
 
-  /** One `POST {apiUrl}/{method}` and the verdict on its answer. */
-  async function attempt<T>(spec: CallSpec<T>, payload: string) {
-    let status: number | null = null;
-    let failure: Failure;
-    try {
-      const res = await requestJson(pool, base, {
-        method: "POST",
-        path: `/${spec.method}`,
-        headers: {
-          "crypto-pay-api-token": token,
-          "content-type": "application/json",
-          accept: "application/json",
-        },
-        body: payload,
-        signal: spec.signal,
-        onStatus: (s) => {
-          status = s;
-        },
-      });
-      const { body, parsed } = res;
-      const ok = res.status >= 200 && res.status < 300;
-      const env = parsed ? envelopeSchema.safeParse(body) : undefined;
-      if (ok && env?.success && env.data.ok === true) {
-        try {
-          return { ok: true as const, value: spec.parse(env.data.result), status: res.status };
-        } catch (err) {
-          const detail = err instanceof ResponseShapeError ? err.message : String(err);
-          failure = {
-            error: error("bad_response", spec.method, { status: res.status, body, detail, cause: err }),
-            retry: false,
-            retryAfterMs: null,
-          };
-        }
-      } else if (ok && !(env?.success && env.data.ok === false)) {
-        failure = {
-          error: error("bad_response", spec.method, {
-            status: res.status,
-            body,
-            detail: parsed ? "not a { ok, result } envelope" : "the body is not JSON",
-          }),
-          retry: false,
-          retryAfterMs: null,
-        };
-      } else {
-        failure = statusFailure(spec.method, res.status, body, res.headers["retry-after"]);
+  /** A 2xx `{ ok: true, result }` goes to `spec.parse`; anything else is classified as a failure. */
+  function judge<T>(spec: CallSpec<T>, res: JsonResponse): AnswerVerdict<T, CryptoPayError> {
+    const { status, body, parsed } = res;
+    const ok = status >= 200 && status < 300;
+    const env = parsed ? envelopeSchema.safeParse(body) : undefined;
+    if (ok && env?.success && env.data.ok === true) {
+      try {
+        return { ok: true, value: spec.parse(env.data.result) };
+      } catch (err) {
+        const detail = err instanceof ResponseShapeError ? err.message : String(err);
+        const e = error("bad_response", spec.method, { status, body, detail, cause: err });
+        return { ok: false, error: e, retry: false, retryAfterMs: null };
       }
-    } catch (err) {
-      failure = transportFailure(spec.method, err, spec.signal);
     }
-    return { ok: false as const, status, ...failure };
+    if (ok && !(env?.success && env.data.ok === false)) {
+      const detail = parsed ? "not a { ok, result } envelope" : "the body is not JSON";
+      const e = error("bad_response", spec.method, { status, body, detail });
+      return { ok: false, error: e, retry: false, retryAfterMs: null };
+    }
+    return { ok: false, ...statusFailure(spec.method, status, body, res.headers["retry-after"]) };
   }
 
   function call<T>(spec: CallSpec<T>): Promise<T> {
     const payload = JSON.stringify(spec.params);
     const method = spec.method;
+    const headers = {
+      "crypto-pay-api-token": token,
+      "content-type": "application/json",
+      accept: "application/json",
+    };
+    const warn = retryWarnings(log, "crypto pay request", { method });
     return retryLoop<T, CryptoPayError>({
       retries: Math.max(0, spec.retries ?? retries),
       backoff,
       signal: spec.signal,
-      attempt: () => attempt(spec, payload),
+      attempt: () =>
+        attemptJson(
+          pool,
+          base,
+          { method: "POST", path: `/${method}`, headers, body: payload, signal: spec.signal },
+          (res) => judge(spec, res),
+          (err) => transportFailure(method, err, spec.signal),
+        ),
       onAttempt(outcome, durationMs, n) {
         if (outcome.ok) {
           opts.onRequest?.({ method, status: outcome.status, durationMs });
@@ -210,25 +197,10 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
       },
       giveUp(failure, attempts) {
         const final = withAttempts(failure.error, attempts);
-        log?.warn(
-          {
-            method,
-            status: failure.status,
-            kind: final.kind,
-            code: final.code,
-            attempts,
-            err: final.message,
-          },
-          "crypto pay request failed",
-        );
+        warn.gaveUp(failure.status, final, attempts);
         return final;
       },
-      onRetry(failure, n, delayMs) {
-        log?.warn(
-          { method, status: failure.status, kind: failure.error.kind, attempt: n + 1, delayMs },
-          "crypto pay request failed; retrying",
-        );
-      },
+      onRetry: (failure, n, delayMs) => warn.retrying(failure.status, failure.error, n, delayMs),
     });
   }
 

@@ -1,7 +1,20 @@
 import type { Logger } from "pino";
-import { createApiPool, parseApiBase, requestJson } from "../../http-client/pool.js";
+import {
+  type AnswerVerdict,
+  type ApiTimeouts,
+  attemptJson,
+  createApiPool,
+  type JsonResponse,
+  parseApiBase,
+} from "../../http-client/pool.js";
 import { createRedactor, truncate } from "../../http-client/redact.js";
-import { type AttemptFailure, backoffDelay, parseRetryAfter, retryLoop } from "../../http-client/retry.js";
+import {
+  type AttemptFailure,
+  backoffDelay,
+  parseRetryAfter,
+  retryLoop,
+  retryWarnings,
+} from "../../http-client/retry.js";
 import { describeTransportError } from "../../http-client/transport-errors.js";
 import { YooKassaApiError, type YooKassaErrorKind } from "./errors.js";
 import { parseErrorBody, processingRetryAfterMs, YooKassaShapeError } from "./parse.js";
@@ -15,16 +28,12 @@ import { parseErrorBody, processingRetryAfterMs, YooKassaShapeError } from "./pa
  * The secret key goes into the Authorization header only and is scrubbed from errors and logs.
  */
 
-export interface YooKassaClientOptions {
+export interface YooKassaClientOptions extends ApiTimeouts {
   /** The API root, `YOOKASSA_API_URL` (https://api.yookassa.ru/v3); paths like /payments are appended. */
   apiUrl: string;
   shopId: string;
   secretKey: string;
   logger?: Logger;
-  /** Defaults 5000 / 10000 / 10000 ms. */
-  connectTimeoutMs?: number;
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
   /** Retries after the first attempt for transient failures. Default 3. */
   retries?: number;
   /** Base of the jittered exponential backoff (capped at 5 s). Default 300 ms. */
@@ -60,12 +69,7 @@ export function createYooKassaTransport(opts: YooKassaClientOptions): YooKassaTr
   const retries = Math.max(0, opts.retries ?? 3);
   const baseDelay = Math.max(0, opts.retryBaseDelayMs ?? 300);
   const log = opts.logger?.child({ component: "yookassa" });
-  const pool = createApiPool(origin, {
-    connections: 8,
-    connectTimeoutMs: opts.connectTimeoutMs,
-    headersTimeoutMs: opts.headersTimeoutMs,
-    bodyTimeoutMs: opts.bodyTimeoutMs,
-  });
+  const pool = createApiPool(origin, 8, opts);
   const redact = createRedactor(secret, authorization);
 
   const HINTS: Record<YooKassaErrorKind, string> = {
@@ -155,50 +159,26 @@ export function createYooKassaTransport(opts: YooKassaClientOptions): YooKassaTr
     };
   }
 
-  /** One request and the verdict on its answer. */
-  async function attempt<T>(spec: CallSpec<T>, headers: Record<string, string>, payload?: string) {
-    let failure: Failure;
-    let status: number | null = null;
-    try {
-      const res = await requestJson(pool, base, {
-        method: spec.method,
-        path: spec.path,
-        headers,
-        body: payload,
-        signal: spec.signal,
-        onStatus: (s) => {
-          status = s;
-        },
-      });
-      const { body, parsed } = res;
-      const processingMs = res.status === 202 && parsed ? processingRetryAfterMs(body) : null;
-      if (processingMs !== null) {
-        failure = {
-          error: makeError("processing", spec, { status: res.status, body }),
-          retry: true,
-          retryAfterMs: Math.min(processingMs, 30_000),
-        };
-      } else if (res.status >= 200 && res.status < 300) {
-        try {
-          if (!parsed)
-            throw new YooKassaShapeError(res.text.trim() === "" ? "empty body" : "the body is not JSON");
-          return { ok: true as const, value: spec.parse(body), status: res.status };
-        } catch (err) {
-          const detail =
-            err instanceof YooKassaShapeError ? err.message : `unexpected shape (${String(err)})`;
-          failure = {
-            error: makeError("bad_response", spec, { status: res.status, body, detail, cause: err }),
-            retry: false,
-            retryAfterMs: null,
-          };
-        }
-      } else {
-        failure = statusFailure(spec, res.status, body, res.headers["retry-after"]);
-      }
-    } catch (err) {
-      failure = transportFailure(spec, err);
+  /** A 202 `processing` is retried; any other 2xx goes to `spec.parse`; the rest is classified. */
+  function judge<T>(spec: CallSpec<T>, res: JsonResponse): AnswerVerdict<T, YooKassaApiError> {
+    const { status, body, parsed } = res;
+    const processingMs = status === 202 && parsed ? processingRetryAfterMs(body) : null;
+    if (processingMs !== null) {
+      const error = makeError("processing", spec, { status, body });
+      return { ok: false, error, retry: true, retryAfterMs: Math.min(processingMs, 30_000) };
     }
-    return { ok: false as const, status, ...failure };
+    if (status < 200 || status >= 300) {
+      return { ok: false, ...statusFailure(spec, status, body, res.headers["retry-after"]) };
+    }
+    try {
+      if (!parsed)
+        throw new YooKassaShapeError(res.text.trim() === "" ? "empty body" : "the body is not JSON");
+      return { ok: true, value: spec.parse(body) };
+    } catch (err) {
+      const detail = err instanceof YooKassaShapeError ? err.message : `unexpected shape (${String(err)})`;
+      const error = makeError("bad_response", spec, { status, body, detail, cause: err });
+      return { ok: false, error, retry: false, retryAfterMs: null };
+    }
   }
 
   function call<T>(spec: CallSpec<T>): Promise<T> {
@@ -206,45 +186,34 @@ export function createYooKassaTransport(opts: YooKassaClientOptions): YooKassaTr
     const headers: Record<string, string> = { authorization, accept: "application/json" };
     if (payload !== undefined) headers["content-type"] = "application/json";
     if (spec.idempotenceKey !== undefined) headers["idempotence-key"] = spec.idempotenceKey;
+    const { endpoint } = spec;
+    const warn = retryWarnings(
+      log,
+      "yookassa request",
+      { endpoint },
+      "retrying with the same Idempotence-Key",
+    );
 
     return retryLoop<T, YooKassaApiError>({
       retries,
       backoff: (n) => backoffDelay(baseDelay, n),
       signal: spec.signal,
-      attempt: () => attempt(spec, headers, payload),
+      attempt: () =>
+        attemptJson(
+          pool,
+          base,
+          { method: spec.method, path: spec.path, headers, body: payload, signal: spec.signal },
+          (res) => judge(spec, res),
+          (err) => transportFailure(spec, err),
+        ),
       onAttempt(outcome, _durationMs, n) {
-        if (outcome.ok)
-          log?.debug(
-            { endpoint: spec.endpoint, status: outcome.status, attempt: n },
-            "yookassa request done",
-          );
+        if (outcome.ok) log?.debug({ endpoint, status: outcome.status, attempt: n }, "yookassa request done");
       },
       giveUp(failure, attempts) {
-        log?.warn(
-          {
-            endpoint: spec.endpoint,
-            status: failure.status,
-            kind: failure.error.kind,
-            code: failure.error.code,
-            attempts,
-            err: failure.error.message,
-          },
-          "yookassa request failed",
-        );
+        warn.gaveUp(failure.status, failure.error, attempts);
         return failure.error;
       },
-      onRetry(failure, n, delayMs) {
-        log?.warn(
-          {
-            endpoint: spec.endpoint,
-            status: failure.status,
-            kind: failure.error.kind,
-            attempt: n + 1,
-            delayMs,
-          },
-          "yookassa request failed; retrying with the same Idempotence-Key",
-        );
-      },
+      onRetry: (failure, n, delayMs) => warn.retrying(failure.status, failure.error, n, delayMs),
     });
   }
 
