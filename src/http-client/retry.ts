@@ -59,68 +59,87 @@ export type AttemptOutcome<T, E> =
   | { ok: true; value: T; status: number | null }
   | ({ ok: false; status: number | null } & AttemptFailure<E>);
 
-export interface RetryLoop<T, E> {
-  /** Retries after the first attempt; the caller's rule of what may be repeated safely. */
-  retries: number;
-  backoff(attempt: number): number;
-  signal?: AbortSignal;
-  /** One attempt; it never throws, it returns a failure the client has classified. */
-  attempt(attempt: number): Promise<AttemptOutcome<T, E>>;
-  /** Called after every attempt (metrics, debug logs). */
-  onAttempt?(outcome: AttemptOutcome<T, E>, durationMs: number, attempt: number): void;
-  /** Called before waiting `delayMs` for the next attempt. */
-  onRetry?(failure: AttemptFailure<E> & { status: number | null }, attempt: number, delayMs: number): void;
-  /** The error to throw when the loop gives up (e.g. with the attempt count in its message). */
-  giveUp(failure: AttemptFailure<E> & { status: number | null }, attempts: number): E;
-}
-
-/**
- * Runs `attempt` until it succeeds, fails for good, the retries run out or the signal aborts. The
- * wait before a retry is the server's Retry-After when it gave one, else the backoff.
- */
-export async function retryLoop<T, E>(loop: RetryLoop<T, E>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    const started = performance.now();
-    const outcome = await loop.attempt(attempt);
-    loop.onAttempt?.(outcome, performance.now() - started, attempt);
-    if (outcome.ok) return outcome.value;
-    if (!outcome.retry || attempt >= loop.retries || loop.signal?.aborted) {
-      throw loop.giveUp(outcome, attempt + 1);
-    }
-    const delay = outcome.retryAfterMs ?? loop.backoff(attempt);
-    loop.onRetry?.(outcome, attempt, delay);
-    await sleep(delay, loop.signal);
-  }
-}
-
 interface ClassifiedError {
   kind: string;
   code: string | null;
   message: string;
 }
 
+/** Logs and metrics of one call, made by `callReport`. */
+export interface CallReport {
+  attempt(outcome: AttemptOutcome<unknown, ClassifiedError>, durationMs: number, attempt: number): void;
+  retrying(status: number | null, error: ClassifiedError, attempt: number, delayMs: number): void;
+  gaveUp(status: number | null, error: ClassifiedError, attempts: number): void;
+}
+
+type AttemptInfo<C> = C & { status: number | null; durationMs: number; error?: string };
+
 /**
- * The warnings of a retried call: `what` names the call in the message ("reseller request"),
- * `context` leads the logged fields ({ endpoint } or { method }), `retryNote` ends the retry line.
+ * The logs and metrics of one call: `what` names it in messages ("reseller request"), `context`
+ * leads the logged fields and the metrics ({ endpoint } or { method }), `onRequest` is the
+ * client's metrics hook (once per attempt), `retryNote` ends the retry warning.
  */
-export function retryWarnings(
+export function callReport<C extends Record<string, unknown>>(
   log: Logger | undefined,
   what: string,
-  context: Record<string, unknown>,
-  retryNote = "retrying",
-) {
+  context: C,
+  opts: { onRequest?: (info: AttemptInfo<C>) => void; retryNote?: string } = {},
+): CallReport {
+  const fields: Record<string, unknown> = context;
   return {
-    gaveUp(status: number | null, error: ClassifiedError, attempts: number): void {
+    attempt(outcome, durationMs, attempt) {
+      const { status } = outcome;
+      if (outcome.ok) {
+        opts.onRequest?.({ ...context, status, durationMs });
+        log?.debug({ ...fields, status, attempt }, `${what} done`);
+      } else {
+        opts.onRequest?.({ ...context, status, durationMs, error: outcome.error.kind });
+      }
+    },
+    retrying(status, error, attempt, delayMs) {
       log?.warn(
-        { ...context, status, kind: error.kind, code: error.code, attempts, err: error.message },
+        { ...fields, status, kind: error.kind, attempt: attempt + 1, delayMs },
+        `${what} failed; ${opts.retryNote ?? "retrying"}`,
+      );
+    },
+    gaveUp(status, error, attempts) {
+      log?.warn(
+        { ...fields, status, kind: error.kind, code: error.code, attempts, err: error.message },
         `${what} failed`,
       );
     },
-    retrying(status: number | null, error: ClassifiedError, attempt: number, delayMs: number): void {
-      log?.warn(
-        { ...context, status, kind: error.kind, attempt: attempt + 1, delayMs },
-        `${what} failed; ${retryNote}`,
-      );
-    },
   };
+}
+
+export interface RetryLoop<T, E extends ClassifiedError> {
+  /** Retries after the first attempt; the caller's rule of what may be repeated safely. */
+  retries: number;
+  backoff(attempt: number): number;
+  signal?: AbortSignal;
+  /** One attempt; it never throws, it returns a failure the client has classified. */
+  attempt(attempt: number): Promise<AttemptOutcome<T, E>>;
+  report: CallReport;
+  /** The error to throw when the loop gives up (e.g. with the attempt count in its message); default the failure's. */
+  finalError?(failure: AttemptFailure<E>, attempts: number): E;
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, the retries run out or the signal aborts. The
+ * wait before a retry is the server's Retry-After when it gave one, else the backoff.
+ */
+export async function retryLoop<T, E extends ClassifiedError>(loop: RetryLoop<T, E>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const started = performance.now();
+    const outcome = await loop.attempt(attempt);
+    loop.report.attempt(outcome, performance.now() - started, attempt);
+    if (outcome.ok) return outcome.value;
+    if (!outcome.retry || attempt >= loop.retries || loop.signal?.aborted) {
+      const error = loop.finalError?.(outcome, attempt + 1) ?? outcome.error;
+      loop.report.gaveUp(outcome.status, error, attempt + 1);
+      throw error;
+    }
+    const delay = outcome.retryAfterMs ?? loop.backoff(attempt);
+    loop.report.retrying(outcome.status, outcome.error, attempt, delay);
+    await sleep(delay, loop.signal);
+  }
 }

@@ -1,6 +1,4 @@
-import { createRedactor, truncate } from "../http-client/redact.js";
-import { parseRetryAfter } from "../http-client/retry.js";
-import { describeTransportError } from "../http-client/transport-errors.js";
+import { createRedactor, describeTransportError, parseRetryAfter, truncate } from "../http-client/index.js";
 import { ResellerApiError, type ResellerErrorKind } from "./errors.js";
 import { mentionsInsufficientFunds, parseErrorBody } from "./parse-errors.js";
 

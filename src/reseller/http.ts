@@ -3,11 +3,13 @@ import {
   type AnswerVerdict,
   type ApiTimeouts,
   attemptJson,
+  backoffDelay,
+  callReport,
   createApiPool,
   type JsonResponse,
   parseApiBase,
-} from "../http-client/pool.js";
-import { backoffDelay, retryLoop, retryWarnings } from "../http-client/retry.js";
+  retryLoop,
+} from "../http-client/index.js";
 import type { ResellerApiError } from "./errors.js";
 import { createFailures, withAttempts } from "./failures.js";
 import { ResponseShapeError } from "./parse-common.js";
@@ -101,7 +103,6 @@ export function createTransport(opts: ResellerClientOptions): ResellerTransport 
     };
     if (payload !== undefined) headers["content-type"] = "application/json";
     const { endpoint } = spec;
-    const warn = retryWarnings(log, "reseller request", { endpoint });
 
     return retryLoop<T, ResellerApiError>({
       retries,
@@ -115,20 +116,9 @@ export function createTransport(opts: ResellerClientOptions): ResellerTransport 
           (res) => judge(spec, where, res),
           (err) => transportFailure(err, where, endpoint, spec.signal),
         ),
-      onAttempt(outcome, durationMs, n) {
-        if (outcome.ok) {
-          opts.onRequest?.({ endpoint, status: outcome.status, durationMs });
-          log?.debug({ endpoint, status: outcome.status, attempt: n }, "reseller request done");
-        } else {
-          opts.onRequest?.({ endpoint, status: outcome.status, durationMs, error: outcome.error.kind });
-        }
-      },
-      giveUp(failure, attempts) {
-        const error = failure.retry && attempts > 1 ? withAttempts(failure.error, attempts) : failure.error;
-        warn.gaveUp(failure.status, error, attempts);
-        return error;
-      },
-      onRetry: (failure, n, delayMs) => warn.retrying(failure.status, failure.error, n, delayMs),
+      report: callReport(log, "reseller request", { endpoint }, { onRequest: opts.onRequest }),
+      finalError: (failure, attempts) =>
+        failure.retry && attempts > 1 ? withAttempts(failure.error, attempts) : failure.error,
     });
   }
 

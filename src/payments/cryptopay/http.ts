@@ -2,20 +2,19 @@ import type { Logger } from "pino";
 import {
   type AnswerVerdict,
   type ApiTimeouts,
+  type AttemptFailure,
   attemptJson,
+  backoffDelay,
+  callReport,
   createApiPool,
+  createRedactor,
+  describeTransportError,
   type JsonResponse,
   parseApiBase,
-} from "../../http-client/pool.js";
-import { createRedactor, truncate } from "../../http-client/redact.js";
-import {
-  type AttemptFailure,
-  backoffDelay,
   parseRetryAfter,
   retryLoop,
-  retryWarnings,
-} from "../../http-client/retry.js";
-import { describeTransportError } from "../../http-client/transport-errors.js";
+  truncate,
+} from "../../http-client/index.js";
 import { CryptoPayError, type CryptoPayErrorKind, withAttempts } from "./errors.js";
 import { envelopeSchema, ResponseShapeError } from "./schemas.js";
 
@@ -174,7 +173,6 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
       "content-type": "application/json",
       accept: "application/json",
     };
-    const warn = retryWarnings(log, "crypto pay request", { method });
     return retryLoop<T, CryptoPayError>({
       retries: Math.max(0, spec.retries ?? retries),
       backoff,
@@ -187,20 +185,8 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
           (res) => judge(spec, res),
           (err) => transportFailure(method, err, spec.signal),
         ),
-      onAttempt(outcome, durationMs, n) {
-        if (outcome.ok) {
-          opts.onRequest?.({ method, status: outcome.status, durationMs });
-          log?.debug({ method, status: outcome.status, attempt: n }, "crypto pay request done");
-        } else {
-          opts.onRequest?.({ method, status: outcome.status, durationMs, error: outcome.error.kind });
-        }
-      },
-      giveUp(failure, attempts) {
-        const final = withAttempts(failure.error, attempts);
-        warn.gaveUp(failure.status, final, attempts);
-        return final;
-      },
-      onRetry: (failure, n, delayMs) => warn.retrying(failure.status, failure.error, n, delayMs),
+      report: callReport(log, "crypto pay request", { method }, { onRequest: opts.onRequest }),
+      finalError: (failure, attempts) => withAttempts(failure.error, attempts),
     });
   }
 

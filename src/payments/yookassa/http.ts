@@ -2,20 +2,19 @@ import type { Logger } from "pino";
 import {
   type AnswerVerdict,
   type ApiTimeouts,
+  type AttemptFailure,
   attemptJson,
+  backoffDelay,
+  callReport,
   createApiPool,
+  createRedactor,
+  describeTransportError,
   type JsonResponse,
   parseApiBase,
-} from "../../http-client/pool.js";
-import { createRedactor, truncate } from "../../http-client/redact.js";
-import {
-  type AttemptFailure,
-  backoffDelay,
   parseRetryAfter,
   retryLoop,
-  retryWarnings,
-} from "../../http-client/retry.js";
-import { describeTransportError } from "../../http-client/transport-errors.js";
+  truncate,
+} from "../../http-client/index.js";
 import { YooKassaApiError, type YooKassaErrorKind } from "./errors.js";
 import { parseErrorBody, processingRetryAfterMs, YooKassaShapeError } from "./parse.js";
 
@@ -186,12 +185,11 @@ export function createYooKassaTransport(opts: YooKassaClientOptions): YooKassaTr
     const headers: Record<string, string> = { authorization, accept: "application/json" };
     if (payload !== undefined) headers["content-type"] = "application/json";
     if (spec.idempotenceKey !== undefined) headers["idempotence-key"] = spec.idempotenceKey;
-    const { endpoint } = spec;
-    const warn = retryWarnings(
+    const report = callReport(
       log,
       "yookassa request",
-      { endpoint },
-      "retrying with the same Idempotence-Key",
+      { endpoint: spec.endpoint },
+      { retryNote: "retrying with the same Idempotence-Key" },
     );
 
     return retryLoop<T, YooKassaApiError>({
@@ -206,14 +204,7 @@ export function createYooKassaTransport(opts: YooKassaClientOptions): YooKassaTr
           (res) => judge(spec, res),
           (err) => transportFailure(spec, err),
         ),
-      onAttempt(outcome, _durationMs, n) {
-        if (outcome.ok) log?.debug({ endpoint, status: outcome.status, attempt: n }, "yookassa request done");
-      },
-      giveUp(failure, attempts) {
-        warn.gaveUp(failure.status, failure.error, attempts);
-        return failure.error;
-      },
-      onRetry: (failure, n, delayMs) => warn.retrying(failure.status, failure.error, n, delayMs),
+      report,
     });
   }
 
