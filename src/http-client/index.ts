@@ -6,6 +6,7 @@
  * messages and request rules.
  */
 
+export { ApiClientError } from "./errors.js";
 export {
   type AnswerVerdict,
   type ApiBase,
