@@ -27,8 +27,10 @@
  *   POSTed to `webhookUrl` with `crypto-pay-api-signature`; up to 3 attempts on non-2xx or no answer.
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type http from "node:http";
+import { actOutSilentFault, FaultList, replyUnlessLost } from "../kit/faults.js";
+import { pushBounded, type Reply, readBody, sendJson } from "../kit/http.js";
+import { createSandboxServer } from "../kit/server.js";
 
 export interface CryptoPaySandboxOptions {
   /** 0 = a free port (default). */
@@ -125,15 +127,8 @@ const ASSETS = ["USDT", "TON", "BTC", "ETH", "LTC", "BNB", "TRX", "USDC"];
 const RATES_KOPECKS: Record<string, bigint> = { USDT: 9_500n, TON: 30_000n, BTC: 900_000_000n };
 const MAX_EXPIRES_IN = 2_678_400;
 const MAX_BODY_BYTES = 64 * 1024;
-const MAX_LOG = 10_000;
 const UPDATE_ATTEMPTS = 3;
 const UPDATE_TIMEOUT_MS = 10_000;
-
-interface Reply {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
 
 class ApiError extends Error {
   constructor(
@@ -197,22 +192,20 @@ export async function startCryptoPaySandbox(opts: CryptoPaySandboxOptions): Prom
     signature: string;
     body: string;
   }[] = [];
-  let faults: { method: string; mode: FaultMode; remaining: number }[] = [];
+  /** Armed per API method ("createInvoice"), or "*" for all. */
+  const faults = new FaultList<FaultMode>();
   let webhookUrl = opts.webhookUrl;
   let webhookMode: WebhookMode = "send";
   let nextInvoiceId = 1;
   let nextUpdateId = 1;
   let publicUrl = opts.publicUrl ?? "";
   let closed = false;
-  const hanging = new Set<Socket>();
-  const inflight = new Set<Promise<unknown>>();
-  const shutdown = new AbortController();
+  const server = createSandboxServer(
+    (req, res) => handle(req, res),
+    (error) => ({ status: 500, body: { ok: false, error: { code: 500, name: `INTERNAL_ERROR ${error}` } } }),
+  );
 
   const iso = (ms: number) => new Date(ms).toISOString();
-  const push = <T>(arr: T[], v: T) => {
-    arr.push(v);
-    if (arr.length > MAX_LOG) arr.splice(0, arr.length - MAX_LOG);
-  };
 
   /** Applies lazy expiry and returns the invoice. */
   function refresh(inv: SandboxInvoice): SandboxInvoice {
@@ -342,14 +335,6 @@ export async function startCryptoPaySandbox(opts: CryptoPaySandboxOptions): Prom
     }
   }
 
-  function takeFault(method: string): FaultMode | undefined {
-    const f = faults.find((x) => x.remaining > 0 && (x.method === "*" || x.method === method));
-    if (!f) return undefined;
-    f.remaining--;
-    faults = faults.filter((x) => x.remaining > 0);
-    return f.mode;
-  }
-
   async function postUpdate(inv: SandboxInvoice, forge: boolean, attempts: number): Promise<number | null> {
     const url = webhookUrl;
     if (!url) throw new Error("Crypto Pay sandbox: no webhook URL configured");
@@ -368,24 +353,18 @@ export async function startCryptoPaySandbox(opts: CryptoPaySandboxOptions): Prom
           method: "POST",
           headers: { "content-type": "application/json", "crypto-pay-api-signature": signature },
           body,
-          signal: AbortSignal.any([shutdown.signal, AbortSignal.timeout(UPDATE_TIMEOUT_MS)]),
+          signal: AbortSignal.any([server.signal, AbortSignal.timeout(UPDATE_TIMEOUT_MS)]),
         });
         await res.arrayBuffer().catch(() => undefined);
         status = res.status;
       } catch {
         status = null;
       }
-      push(updates, { invoiceId: inv.invoice_id, attempt, status, signature, body });
+      pushBounded(updates, { invoiceId: inv.invoice_id, attempt, status, signature, body });
       if (status !== null && status >= 200 && status < 300) break;
       if (attempt < attempts) await new Promise((r) => setTimeout(r, retryDelayMs));
     }
     return status;
-  }
-
-  function track<T>(p: Promise<T>): Promise<T> {
-    inflight.add(p);
-    void p.finally(() => inflight.delete(p)).catch(() => undefined);
-    return p;
   }
 
   function markPaid(inv: SandboxInvoice, asset: string): void {
@@ -416,37 +395,9 @@ export async function startCryptoPaySandbox(opts: CryptoPaySandboxOptions): Prom
     markPaid(inv, asset);
     const snapshot = structuredClone(inv);
     if (webhookUrl && webhookMode !== "drop") {
-      await track(postUpdate(snapshot, webhookMode === "forge", UPDATE_ATTEMPTS));
+      await server.track(postUpdate(snapshot, webhookMode === "forge", UPDATE_ATTEMPTS));
     }
     return structuredClone(inv);
-  }
-
-  function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_BODY_BYTES) {
-          resolve(null);
-          req.resume();
-          return;
-        }
-        chunks.push(c);
-      });
-      req.on("end", () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks)));
-      req.on("error", reject);
-    });
-  }
-
-  function send(res: http.ServerResponse, reply: Reply): void {
-    const text = JSON.stringify(reply.body);
-    res.writeHead(reply.status, {
-      "content-type": "application/json; charset=utf-8",
-      "content-length": Buffer.byteLength(text),
-      ...reply.headers,
-    });
-    res.end(text);
   }
 
   function html(res: http.ServerResponse, status: number, body: string): void {
@@ -497,7 +448,7 @@ ${note ? `<p id="note">${escapeHtml(note)}</p>` : ""}${paid}${form}
       return html(res, 200, invoicePage(inv));
     }
     if (req.method !== "POST") return html(res, 405, "<!doctype html><p>Method not allowed</p>");
-    const raw = await readBody(req);
+    const raw = await readBody(req, MAX_BODY_BYTES, { stopEarly: true });
     const form = new URLSearchParams(raw?.toString("utf8") ?? "");
     if (action === "cancel") {
       return html(
@@ -518,9 +469,9 @@ ${note ? `<p id="note">${escapeHtml(note)}</p>` : ""}${paid}${form}
     const url = new URL(req.url ?? "/", "http://sandbox");
     if (url.pathname.startsWith("/invoice/")) return handlePage(req, res, url);
     const m = /^\/api\/([A-Za-z]+)$/.exec(url.pathname);
-    if (!m) return send(res, fail(404, "NOT_FOUND"));
+    if (!m) return sendJson(res, fail(404, "NOT_FOUND"));
     const method = m[1]!;
-    const raw = await readBody(req);
+    const raw = await readBody(req, MAX_BODY_BYTES, { stopEarly: true });
     let params: Record<string, unknown> = Object.fromEntries(url.searchParams);
     let badBody = false;
     if (raw && raw.length > 0) {
@@ -538,19 +489,9 @@ ${note ? `<p id="note">${escapeHtml(note)}</p>` : ""}${paid}${form}
         }
       }
     }
-    const record = (status: number) => push(log, { method, params: structuredClone(params), status });
-    const fault = takeFault(method);
-    if (fault === "hang") {
-      record(0);
-      hanging.add(req.socket);
-      req.socket.once("close", () => hanging.delete(req.socket));
-      return;
-    }
-    if (fault === "reset") {
-      record(0);
-      req.socket.destroy();
-      return;
-    }
+    const record = (status: number) => pushBounded(log, { method, params: structuredClone(params), status });
+    const fault = faults.take(req.method ?? "GET", method);
+    if (actOutSilentFault(fault, req, server, record)) return;
     let reply: Reply;
     if (fault === "500") reply = fail(500, "INTERNAL_ERROR");
     else if (fault === "429") reply = { ...fail(429, "TOO_MANY_REQUESTS"), headers: { "retry-after": "1" } };
@@ -559,29 +500,10 @@ ${note ? `<p id="note">${escapeHtml(note)}</p>` : ""}${paid}${form}
     else if (badBody) reply = fail(400, "PARAMS_INVALID");
     else reply = route(method, params);
     record(reply.status);
-    if (fault === "lose_response") {
-      req.socket.destroy();
-      return;
-    }
-    send(res, reply);
+    replyUnlessLost(fault, req, res, reply);
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.headersSent || res.destroyed) return;
-      send(res, { status: 500, body: { ok: false, error: { code: 500, name: `INTERNAL_ERROR ${error}` } } });
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
-  const url = `http://${host}:${addr.port}`;
+  const url = await server.listen(opts.port, opts.host);
   if (!publicUrl) publicUrl = url;
   publicUrl = publicUrl.replace(/\/+$/, "");
 
@@ -591,13 +513,7 @@ ${note ? `<p id="note">${escapeHtml(note)}</p>` : ""}${paid}${form}
     async close() {
       if (closed) return;
       closed = true;
-      shutdown.abort();
-      for (const s of hanging) s.destroy();
-      hanging.clear();
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await stopped;
-      await Promise.allSettled([...inflight]);
+      await server.close();
     },
     setWebhookUrl(u) {
       webhookUrl = u;
@@ -614,13 +530,13 @@ ${note ? `<p id="note">${escapeHtml(note)}</p>` : ""}${paid}${form}
     async sendUpdate(invoiceId, o) {
       const inv = find(invoiceId);
       if (inv.status !== "paid") throw new Error(`Crypto Pay sandbox: invoice ${invoiceId} is not paid`);
-      return track(postUpdate(structuredClone(inv), o?.forge ?? false, 1));
+      return server.track(postUpdate(structuredClone(inv), o?.forge ?? false, 1));
     },
     fail(method, mode, times = 1) {
-      faults.push({ method, mode, remaining: times });
+      faults.add(method, mode, times);
     },
     clearFaults() {
-      faults = [];
+      faults.clear();
     },
     invoice(invoiceId) {
       const inv = invoices.get(invoiceId);

@@ -14,27 +14,14 @@
  * Orders whose recipient username starts with "fail" end as failed, so the failure path can be
  * tried by hand; every other order is delivered.
  */
+import { envReader, runSandboxCli } from "../kit/cli.js";
 import { defaultPayload, type SandboxOptions, startResellerSandbox } from "./server.js";
 
 function parseEnv(
   env: NodeJS.ProcessEnv,
 ): { opts: SandboxOptions; defaultKey: boolean } | { errors: string[] } {
-  const errors: string[] = [];
-  const val = (name: string) => {
-    const v = env[name]?.trim();
-    return v === undefined || v === "" ? undefined : v;
-  };
-  const num = (name: string, def: number, min: number, max: number, int: boolean) => {
-    const v = val(name);
-    if (v === undefined) return def;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < min || n > max || (int && !Number.isInteger(n))) {
-      errors.push(`${name} must be ${int ? "a whole number" : "a number"} from ${min} to ${max}, got "${v}"`);
-      return def;
-    }
-    return n;
-  };
-  const port = num("SANDBOX_PORT", 8081, 0, 65535, true);
+  const { errors, val, num, port: portOf } = envReader(env);
+  const port = portOf("SANDBOX_PORT", 8081);
   const balanceRub = num("SANDBOX_BALANCE_RUB", 100_000, 0, 1e12, false);
   const deliveryDelayMs = num("SANDBOX_DELIVERY_DELAY_MS", 3000, 0, 86_400_000, true);
   const webhookRewrite: { from: string; to: string }[] = [];
@@ -64,64 +51,27 @@ function parseEnv(
   };
 }
 
-async function main() {
-  try {
-    process.loadEnvFile();
-  } catch {
-    // No .env file: the environment alone configures the sandbox.
-  }
-  const parsed = parseEnv(process.env);
-  if ("errors" in parsed) {
-    console.error(`Reseller sandbox: bad configuration:\n  ${parsed.errors.join("\n  ")}`);
-    process.exit(1);
-  }
-  const { opts, defaultKey } = parsed;
-  let sandbox: Awaited<ReturnType<typeof startResellerSandbox>>;
-  try {
-    sandbox = await startResellerSandbox(opts);
-  } catch (error) {
-    console.error(
-      `Reseller sandbox: cannot listen on ${opts.host}:${opts.port}: ${(error as Error).message}`,
-    );
-    process.exit(1);
-  }
-  sandbox.setOutcome((order) => {
-    const recipient = order.request.recipient_username;
-    if (typeof recipient === "string" && /^@?fail/i.test(recipient))
-      return {
-        status: "failed",
-        errorMessage: 'Recipient not found (sandbox: usernames starting with "fail" fail)',
-      };
-    return { status: "delivered", payload: defaultPayload(order) };
-  });
-
-  console.log(`Reseller sandbox listening on ${sandbox.url}`);
-  console.log(`  RESELLER_API_URL=${sandbox.url}`);
-  console.log(`  API key: ${defaultKey ? 'the default "sandbox-key"' : "from RESELLER_API_KEY"}`);
-  console.log(`  deposit: ${opts.balanceRub} RUB, delivery after ${opts.deliveryDelayMs} ms`);
-  console.log(
+void runSandboxCli({
+  name: "Reseller sandbox",
+  parseEnv,
+  async start({ opts }) {
+    const sandbox = await startResellerSandbox(opts);
+    sandbox.setOutcome((order) => {
+      const recipient = order.request.recipient_username;
+      if (typeof recipient === "string" && /^@?fail/i.test(recipient))
+        return {
+          status: "failed",
+          errorMessage: 'Recipient not found (sandbox: usernames starting with "fail" fail)',
+        };
+      return { status: "delivered", payload: defaultPayload(order) };
+    });
+    return sandbox;
+  },
+  describe: (sandbox, { opts, defaultKey }) => [
+    `  RESELLER_API_URL=${sandbox.url}`,
+    `  API key: ${defaultKey ? 'the default "sandbox-key"' : "from RESELLER_API_KEY"}`,
+    `  deposit: ${opts.balanceRub} RUB, delivery after ${opts.deliveryDelayMs} ms`,
     `  webhooks: ${opts.webhookSecret ? "signed with RESELLER_WEBHOOK_SECRET" : "off (RESELLER_WEBHOOK_SECRET unset)"}`,
-  );
-  for (const r of opts.webhookRewrite ?? []) console.log(`  webhook rewrite: ${r.from} -> ${r.to}`);
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    console.log(`Reseller sandbox: ${signal}, stopping`);
-    sandbox.close().then(
-      () => {
-        console.log("Reseller sandbox stopped");
-        process.exit(0);
-      },
-      (error: unknown) => {
-        console.error(`Reseller sandbox: error while stopping: ${(error as Error).message}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
-}
-
-void main();
+    ...(opts.webhookRewrite ?? []).map((r) => `  webhook rewrite: ${r.from} -> ${r.to}`),
+  ],
+});

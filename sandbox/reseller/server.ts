@@ -30,10 +30,12 @@
  *   non-space characters.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RESELLER_PRODUCTS } from "../../src/reseller/types.js";
+import { actOutSilentFault, FaultList, replyUnlessLost } from "../kit/faults.js";
+import { parseJsonBody, pushBounded, readBody, requestTarget } from "../kit/http.js";
+import { createSandboxServer } from "../kit/server.js";
 import {
   findPackage,
   GAMES,
@@ -141,7 +143,6 @@ export function signWebhook(secret: string, rawBody: string | Buffer): string {
 
 const API = "/api/reseller";
 const MAX_BODY_BYTES = 1024 * 1024;
-const MAX_LOG = 10_000;
 const WEBHOOK_ATTEMPTS = 5;
 const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000;
 
@@ -166,14 +167,6 @@ interface Stats {
   pays: number;
   charges: number;
   chargedRub: number;
-}
-
-interface Fault {
-  method: string | null;
-  path: string;
-  prefix: boolean;
-  mode: FaultMode;
-  remaining: number;
 }
 
 /** UTC ISO 8601 without a zone designator, as the spec's webhook shows. */
@@ -360,14 +353,15 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
   let webhookMode: "send" | "drop" = "send";
   let authFailure = false;
   let closed = false;
-  let faults: Fault[] = [];
+  const faults = new FaultList<FaultMode>();
   const entries = new Map<string, Entry>();
   const stats = new Map<string, Stats>();
   const log: { method: string; path: string; status: number; body: unknown }[] = [];
   const webhookLog: { customId: string; attempt: number; status: number | null; url: string }[] = [];
-  const hanging = new Set<Socket>();
-  const inflight = new Set<Promise<unknown>>();
-  const shutdown = new AbortController();
+  const server = createSandboxServer(
+    (req, res) => handle(req, res),
+    (error) => err(500, "internal_error", `Sandbox error: ${(error as Error).message}`),
+  );
 
   const statsFor = (id: string): Stats => {
     let s = stats.get(id);
@@ -377,15 +371,6 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
     }
     return s;
   };
-  const pushBounded = <T>(arr: T[], item: T) => {
-    arr.push(item);
-    if (arr.length > MAX_LOG) arr.splice(0, arr.length - MAX_LOG);
-  };
-  const track = (p: Promise<unknown>) => {
-    inflight.add(p);
-    void p.finally(() => inflight.delete(p));
-  };
-
   // ---- delivery and webhooks ----
 
   const schedule = (e: Entry) => {
@@ -418,7 +403,7 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
       o.status = "failed";
       o.errorMessage = outcome.errorMessage;
     }
-    if (webhookMode === "send" && opts.webhookSecret && o.callbackUrl) track(sendWithRetries(e));
+    if (webhookMode === "send" && opts.webhookSecret && o.callbackUrl) server.track(sendWithRetries(e));
   };
 
   const webhookBody = (e: Entry) =>
@@ -450,7 +435,7 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
         headers: { "content-type": "application/json", "x-signature": signWebhook(opts.webhookSecret!, raw) },
         body: raw,
         redirect: "manual",
-        signal: AbortSignal.any([shutdown.signal, AbortSignal.timeout(WEBHOOK_ATTEMPT_TIMEOUT_MS)]),
+        signal: AbortSignal.any([server.signal, AbortSignal.timeout(WEBHOOK_ATTEMPT_TIMEOUT_MS)]),
       });
       status = res.status;
       await res.body?.cancel().catch(() => {});
@@ -467,7 +452,7 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
       if (status !== null && status >= 200 && status < 300) return;
       if (i < WEBHOOK_ATTEMPTS) {
         try {
-          await sleep(retryDelayMs, undefined, { signal: shutdown.signal });
+          await sleep(retryDelayMs, undefined, { signal: server.signal });
         } catch {
           return;
         }
@@ -673,78 +658,21 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
 
   // ---- HTTP plumbing ----
 
-  const takeFault = (method: string, path: string): FaultMode | null => {
-    const f = faults.find(
-      (x) =>
-        x.remaining > 0 &&
-        (x.method === null || x.method === method) &&
-        (x.prefix ? path.startsWith(x.path) : x.path === path),
-    );
-    if (!f) return null;
-    f.remaining--;
-    faults = faults.filter((x) => x.remaining > 0);
-    return f.mode;
-  };
-
   const authorized = (header: string | undefined) => {
     if (authFailure) return false;
     if (!header) return false;
     return timingSafeEqual(createHash("sha256").update(header).digest(), expectedAuth);
   };
 
-  const send = (res: http.ServerResponse, reply: Reply) => {
-    const text = JSON.stringify(reply.body);
-    res.writeHead(reply.status, {
-      "content-type": "application/json; charset=utf-8",
-      "content-length": Buffer.byteLength(text),
-      ...reply.headers,
-    });
-    res.end(text);
-  };
-
-  const readBody = (req: http.IncomingMessage) =>
-    new Promise<Buffer | null>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size <= MAX_BODY_BYTES) chunks.push(c);
-      });
-      req.on("end", () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks)));
-      req.on("error", reject);
-    });
-
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const method = req.method ?? "GET";
-    const url = new URL(req.url ?? "/", "http://sandbox");
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
-    const raw = await readBody(req);
-    let body: unknown = null;
-    let badJson = false;
-    if (raw && raw.length > 0) {
-      const text = raw.toString("utf8");
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-        badJson = true;
-      }
-    }
+    const { method, url, path } = requestTarget(req);
+    const raw = await readBody(req, MAX_BODY_BYTES);
+    const { body, badJson } = parseJsonBody(raw);
     const record = (status: number) =>
       pushBounded(log, { method, path: url.pathname + url.search, status, body: clone(body) });
 
-    const fault = takeFault(method, path);
-    if (fault === "hang") {
-      record(0);
-      hanging.add(req.socket);
-      req.socket.once("close", () => hanging.delete(req.socket));
-      return;
-    }
-    if (fault === "reset") {
-      record(0);
-      req.socket.destroy();
-      return;
-    }
+    const fault = faults.take(method, path);
+    if (actOutSilentFault(fault, req, server, record)) return;
     let reply: Reply;
     if (fault === "500") reply = err(500, "internal_error", "Sandbox: injected server error");
     else if (fault === "429")
@@ -755,32 +683,13 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
     else if (badJson) reply = err(400, "invalid_json", "Request body is not valid JSON");
     else reply = route(method, path, url.searchParams, body === null ? undefined : body);
     record(reply.status);
-    if (fault === "lose_response") {
-      req.socket.destroy();
-      return;
-    }
-    send(res, reply);
+    replyUnlessLost(fault, req, res, reply);
   };
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.headersSent || res.destroyed) return;
-      send(res, err(500, "internal_error", `Sandbox error: ${(error as Error).message}`));
-    });
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  await server.listen(opts.port, opts.host);
 
   return {
-    url: `http://${host}:${addr.port}`,
+    url: server.url,
     async close() {
       if (closed) return;
       closed = true;
@@ -788,13 +697,7 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
         clearTimeout(e.timer);
         e.timer = undefined;
       }
-      shutdown.abort();
-      for (const s of hanging) s.destroy();
-      hanging.clear();
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await stopped;
-      await Promise.allSettled([...inflight]);
+      await server.close();
     },
     setBalanceRub(rub) {
       balance = rub;
@@ -829,16 +732,10 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
       webhookMode = mode;
     },
     fail(endpoint, mode, times = 1) {
-      const spec = endpoint.trim();
-      const [first, second] = spec.split(/\s+/, 2);
-      const hasMethod = second !== undefined;
-      let path = (hasMethod ? second : first) ?? "*";
-      const prefix = path.endsWith("*");
-      if (prefix) path = path.slice(0, -1);
-      faults.push({ method: hasMethod ? first!.toUpperCase() : null, path, prefix, mode, remaining: times });
+      faults.add(endpoint, mode, times);
     },
     clearFaults() {
-      faults = [];
+      faults.clear();
     },
     setAuthFailure(on) {
       authFailure = on;
@@ -860,9 +757,7 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
       if (!e.order.callbackUrl) throw new Error(`Sandbox: order ${id} has no callback_url`);
       if (!opts.webhookSecret) throw new Error("Sandbox: no webhook secret configured");
       if (closed) throw new Error("Sandbox: closed");
-      const p = postWebhook(e);
-      track(p);
-      return p;
+      return server.track(postWebhook(e));
     },
   };
 }

@@ -30,9 +30,11 @@
  *   loses them, as a lost notification would be.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { actOutSilentFault, FaultList, replyUnlessLost } from "../kit/faults.js";
+import { parseJsonBody, pushBounded, type Reply, readBody, requestTarget } from "../kit/http.js";
+import { createSandboxServer } from "../kit/server.js";
 
 export interface YooKassaSandboxOptions {
   /** 0 = a free port (default). */
@@ -134,23 +136,8 @@ export interface YooKassaSandbox {
   keyStats(key: string): { requests: number; created: number };
 }
 
-const MAX_LOG = 10_000;
 const MAX_BODY_BYTES = 64 * 1024;
 const NOTIFY_ATTEMPTS = 5;
-
-interface Reply {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-interface Fault {
-  method: string | null;
-  path: string;
-  prefix: boolean;
-  mode: FaultMode;
-  remaining: number;
-}
 
 const clone = <T>(v: T): T => structuredClone(v);
 const now = () => new Date().toISOString();
@@ -193,7 +180,7 @@ export async function startYooKassaSandbox(opts: YooKassaSandboxOptions): Promis
   let notifyMode: "send" | "drop" = "send";
   let authFailure = false;
   let closed = false;
-  let faults: Fault[] = [];
+  const faults = new FaultList<FaultMode>();
   let publicUrl = "";
   const payments = new Map<string, SandboxPayment>();
   const refunds = new Map<string, SandboxRefund>();
@@ -201,14 +188,10 @@ export async function startYooKassaSandbox(opts: YooKassaSandboxOptions): Promis
   const keyRequests = new Map<string, number>();
   const log: SandboxRequest[] = [];
   const sent: SentNotification[] = [];
-  const hanging = new Set<Socket>();
-  const inflight = new Set<Promise<unknown>>();
-  const shutdown = new AbortController();
-
-  const pushBounded = <T>(arr: T[], item: T) => {
-    arr.push(item);
-    if (arr.length > MAX_LOG) arr.splice(0, arr.length - MAX_LOG);
-  };
+  const server = createSandboxServer(
+    (req, res) => handle(req, res),
+    (error) => err(500, "internal_server_error", `Sandbox error: ${(error as Error).message}`),
+  );
 
   const err = (status: number, code: string, description: string, parameter?: string): Reply => ({
     status,
@@ -285,7 +268,7 @@ export async function startYooKassaSandbox(opts: YooKassaSandboxOptions): Promis
             method: "POST",
             headers: { "content-type": "application/json" },
             body: text,
-            signal: AbortSignal.any([shutdown.signal, AbortSignal.timeout(10_000)]),
+            signal: AbortSignal.any([server.signal, AbortSignal.timeout(10_000)]),
           });
           status = res.status;
           await res.arrayBuffer().catch(() => undefined);
@@ -295,15 +278,13 @@ export async function startYooKassaSandbox(opts: YooKassaSandboxOptions): Promis
         pushBounded(sent, { event, paymentId, objectId, attempt, status, url });
         if (status !== null && status >= 200 && status < 300) return;
         try {
-          await sleep(retryDelayMs, undefined, { signal: shutdown.signal });
+          await sleep(retryDelayMs, undefined, { signal: server.signal });
         } catch {
           return;
         }
       }
     };
-    const p = run();
-    inflight.add(p);
-    void p.finally(() => inflight.delete(p));
+    server.track(run());
   };
 
   // ---- state changes ----
@@ -507,66 +488,19 @@ ${body}
 
   // ---- HTTP plumbing ----
 
-  const takeFault = (method: string, path: string): FaultMode | null => {
-    const f = faults.find(
-      (x) =>
-        x.remaining > 0 &&
-        (x.method === null || x.method === method) &&
-        (x.prefix ? path.startsWith(x.path) : x.path === path),
-    );
-    if (!f) return null;
-    f.remaining--;
-    faults = faults.filter((x) => x.remaining > 0);
-    return f.mode;
-  };
-
   const authorized = (header: string | undefined) =>
     !authFailure && !!header && timingSafeEqual(createHash("sha256").update(header).digest(), expectedAuth);
 
-  const send = (res: http.ServerResponse, reply: Reply) => {
-    const text = JSON.stringify(reply.body);
-    res.writeHead(reply.status, {
-      "content-type": "application/json; charset=utf-8",
-      "content-length": Buffer.byteLength(text),
-      ...reply.headers,
-    });
-    res.end(text);
-  };
-
-  const readBody = (req: http.IncomingMessage) =>
-    new Promise<Buffer | null>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size <= MAX_BODY_BYTES) chunks.push(c);
-      });
-      req.on("end", () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks)));
-      req.on("error", reject);
-    });
-
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const method = req.method ?? "GET";
-    const url = new URL(req.url ?? "/", "http://sandbox");
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
-    const raw = await readBody(req);
+    const { method, url, path } = requestTarget(req);
+    const raw = await readBody(req, MAX_BODY_BYTES);
     const pageMatch = /^\/pay\/([^/]+)$/.exec(path);
     if (pageMatch) return handlePage(method, decodeURIComponent(pageMatch[1]!), raw ?? Buffer.alloc(0), res);
 
     const keyHeader = req.headers["idempotence-key"];
     const key = typeof keyHeader === "string" && keyHeader !== "" ? keyHeader : null;
     if (key !== null) keyRequests.set(key, (keyRequests.get(key) ?? 0) + 1);
-    let body: unknown = null;
-    let badJson = false;
-    if (raw && raw.length > 0) {
-      const text = raw.toString("utf8");
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-        badJson = true;
-      }
-    }
+    const { body, badJson } = parseJsonBody(raw);
     const record = (status: number) =>
       pushBounded(log, {
         method,
@@ -576,18 +510,8 @@ ${body}
         body: clone(body),
       });
 
-    const fault = takeFault(method, path);
-    if (fault === "hang") {
-      record(0);
-      hanging.add(req.socket);
-      req.socket.once("close", () => hanging.delete(req.socket));
-      return;
-    }
-    if (fault === "reset") {
-      record(0);
-      req.socket.destroy();
-      return;
-    }
+    const fault = faults.take(method, path);
+    if (actOutSilentFault(fault, req, server, record)) return;
     let reply: Reply;
     if (fault === "500") reply = err(500, "internal_server_error", "Sandbox: injected server error");
     else if (fault === "202")
@@ -607,30 +531,10 @@ ${body}
     else if (badJson) reply = bad("Request body is not valid JSON");
     else reply = route(method, path, body, key);
     record(reply.status);
-    if (fault === "lose_response") {
-      req.socket.destroy();
-      return;
-    }
-    send(res, reply);
+    replyUnlessLost(fault, req, res, reply);
   };
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.headersSent || res.destroyed) return;
-      send(res, err(500, "internal_server_error", `Sandbox error: ${(error as Error).message}`));
-    });
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
-  const url = `http://${host}:${addr.port}`;
+  const url = await server.listen(opts.port, opts.host);
   publicUrl = (opts.publicUrl ?? url).replace(/\/+$/, "");
 
   return {
@@ -639,13 +543,7 @@ ${body}
     async close() {
       if (closed) return;
       closed = true;
-      shutdown.abort();
-      for (const s of hanging) s.destroy();
-      hanging.clear();
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await stopped;
-      await Promise.allSettled([...inflight]);
+      await server.close();
     },
     succeedPayment: (id) => clone(succeed(id)),
     cancelPayment: (id, reason, party) => clone(cancel(id, reason, party)),
@@ -657,15 +555,10 @@ ${body}
     },
     notificationsSent: () => clone(sent),
     fail(endpoint, mode, times = 1) {
-      const [first, second] = endpoint.trim().split(/\s+/, 2);
-      const hasMethod = second !== undefined;
-      let path = (hasMethod ? second : first) ?? "*";
-      const prefix = path.endsWith("*");
-      if (prefix) path = path.slice(0, -1);
-      faults.push({ method: hasMethod ? first!.toUpperCase() : null, path, prefix, mode, remaining: times });
+      faults.add(endpoint, mode, times);
     },
     clearFaults() {
-      faults = [];
+      faults.clear();
     },
     setAuthFailure(on) {
       authFailure = on;

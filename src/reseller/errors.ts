@@ -1,3 +1,5 @@
+import { ApiClientError } from "../http-client/errors.js";
+
 /**
  * What went wrong talking to the reseller API, in terms the orders engine and an operator can act on.
  *
@@ -21,19 +23,13 @@ export type ResellerErrorKind =
   | "timeout"
   | "bad_response";
 
-export class ResellerApiError extends Error {
+/** `status`, `code` (an error code from the body) and `body` (never request headers) come from `ApiClientError`. */
+export class ResellerApiError extends ApiClientError<ResellerErrorKind> {
   override readonly name = "ResellerApiError";
-  readonly kind: ResellerErrorKind;
   /** e.g. "POST /api/reseller/order/pay" */
   readonly endpoint: string;
-  /** HTTP status, or null when no response arrived. */
-  readonly status: number | null;
-  /** An error code from the body, when it carried one. */
-  readonly code: string | null;
   /** Fields a 400 named as missing or invalid. */
   readonly missingFields: string[];
-  /** The parsed (or raw text) error body, never containing request headers. */
-  readonly body: unknown;
 
   constructor(init: {
     kind: ResellerErrorKind;
@@ -45,13 +41,9 @@ export class ResellerApiError extends Error {
     message: string;
     cause?: unknown;
   }) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.kind = init.kind;
+    super(init);
     this.endpoint = init.endpoint;
-    this.status = init.status ?? null;
-    this.code = init.code ?? null;
     this.missingFields = init.missingFields ?? [];
-    this.body = init.body;
   }
 
   /** True when the same request may succeed later (the engine retries these with the same custom_id). */

@@ -1,6 +1,6 @@
+import { createRedactor, describeTransportError, parseRetryAfter, truncate } from "../http-client/index.js";
 import { ResellerApiError, type ResellerErrorKind } from "./errors.js";
 import { mentionsInsufficientFunds, parseErrorBody } from "./parse-errors.js";
-import { parseRetryAfter } from "./retry.js";
 
 /**
  * Classification of the reseller API's failures: an HTTP status or `success: false`, a network
@@ -9,25 +9,12 @@ import { parseRetryAfter } from "./retry.js";
  * message and body the errors carry.
  */
 
-const MAX_ERROR_TEXT = 300;
-
-export function truncate(s: string, max = MAX_ERROR_TEXT): string {
-  return s.length > max ? `${s.slice(0, max)}…` : s;
-}
-
 /** Outcome of one attempt that did not produce a result. */
 export interface AttemptFailure {
   error: ResellerApiError;
   retry: boolean;
   retryAfterMs: number | null;
 }
-
-const TIMEOUT_CODES: Record<string, string> = {
-  UND_ERR_CONNECT_TIMEOUT: "connect timeout",
-  UND_ERR_HEADERS_TIMEOUT: "headers timeout",
-  UND_ERR_BODY_TIMEOUT: "body timeout",
-  ETIMEDOUT: "socket timeout",
-};
 
 /** What the messages need to know about the client: the key to scrub, the origin and the timeouts to name. */
 export interface FailureContext {
@@ -41,14 +28,8 @@ export interface FailureContext {
 export function createFailures(ctx: FailureContext) {
   const { apiKey, origin, connectTimeoutMs, headersTimeoutMs, bodyTimeoutMs } = ctx;
 
-  /** Removes the API key from any text, so an echoing server or proxy cannot leak it into logs or errors. */
-  const scrub = (s: string): string => (apiKey.length >= 4 ? s.split(apiKey).join("[redacted]") : s);
-  const scrubValue = (v: unknown): unknown => {
-    if (v === undefined || apiKey.length < 4) return v;
-    const json = JSON.stringify(v);
-    const escaped = JSON.stringify(apiKey).slice(1, -1);
-    return json.includes(escaped) ? JSON.parse(json.split(escaped).join("[redacted]")) : v;
-  };
+  /** Removes the API key from any text or body, so an echoing server or proxy cannot leak it into logs or errors. */
+  const redact = createRedactor(apiKey);
 
   function apiError(
     kind: ResellerErrorKind,
@@ -87,8 +68,8 @@ export function createFailures(ctx: FailureContext) {
       status,
       code: init.code ?? null,
       missingFields: init.missingFields ?? [],
-      body: scrubValue(init.body),
-      message: scrub(text[kind]),
+      body: redact.value(init.body),
+      message: redact.text(text[kind]),
       cause: init.cause,
     });
   }
@@ -160,25 +141,22 @@ export function createFailures(ctx: FailureContext) {
     endpoint: string,
     signal?: AbortSignal,
   ): AttemptFailure {
-    const code = (err as { code?: unknown } | null)?.code;
-    const codeText = typeof code === "string" ? code : undefined;
-    if (signal?.aborted) {
+    const problem = describeTransportError(err, signal);
+    if (problem.kind === "cancelled") {
       return {
-        error: apiError("timeout", where, endpoint, { detail: "cancelled by the caller", cause: err }),
+        error: apiError("timeout", where, endpoint, { detail: problem.detail, cause: err }),
         retry: false,
         retryAfterMs: null,
       };
     }
-    const timeout = codeText ? TIMEOUT_CODES[codeText] : undefined;
-    if (timeout) {
-      const ms =
-        codeText === "UND_ERR_CONNECT_TIMEOUT"
-          ? connectTimeoutMs
-          : codeText === "UND_ERR_HEADERS_TIMEOUT"
-            ? headersTimeoutMs
-            : codeText === "UND_ERR_BODY_TIMEOUT"
-              ? bodyTimeoutMs
-              : undefined;
+    if (problem.kind === "timeout") {
+      const ms = {
+        connect: connectTimeoutMs,
+        headers: headersTimeoutMs,
+        body: bodyTimeoutMs,
+        socket: undefined,
+      }[problem.phase];
+      const timeout = `${problem.phase} timeout`;
       return {
         error: apiError("timeout", where, endpoint, {
           detail: ms ? `${timeout} after ${ms} ms` : timeout,
@@ -188,12 +166,8 @@ export function createFailures(ctx: FailureContext) {
         retryAfterMs: null,
       };
     }
-    const message = err instanceof Error ? err.message : String(err);
     return {
-      error: apiError("network", where, endpoint, {
-        detail: codeText ? `${codeText} ${message}` : message,
-        cause: err,
-      }),
+      error: apiError("network", where, endpoint, { detail: problem.detail, cause: err }),
       retry: true,
       retryAfterMs: null,
     };

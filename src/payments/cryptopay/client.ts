@@ -1,4 +1,4 @@
-import { sleep } from "../../reseller/retry.js";
+import { sleep } from "../../http-client/index.js";
 import { kopecksToAmount } from "./amount.js";
 import { type CryptoPayError, CryptoPayValidationError, withAttempts } from "./errors.js";
 import { type CryptoPayClientOptions, createCryptoPayTransport } from "./http.js";

@@ -1,3 +1,5 @@
+import { ApiClientError } from "../../http-client/errors.js";
+
 /**
  * What went wrong talking to Crypto Pay, in terms the checkout can act on.
  *
@@ -20,17 +22,14 @@ export type CryptoPayErrorKind =
 
 const TRANSIENT: ReadonlySet<CryptoPayErrorKind> = new Set(["rate_limited", "server", "network", "timeout"]);
 
-export class CryptoPayError extends Error {
+/**
+ * `status`, `code` (Crypto Pay's error name, `error.name`, e.g. "UNAUTHORIZED") and `body` (never
+ * the token) come from `ApiClientError`.
+ */
+export class CryptoPayError extends ApiClientError<CryptoPayErrorKind> {
   override readonly name = "CryptoPayError";
-  readonly kind: CryptoPayErrorKind;
   /** The API method, e.g. "createInvoice". */
   readonly method: string;
-  /** HTTP status, or null when no response arrived. */
-  readonly status: number | null;
-  /** Crypto Pay's error name (`error.name`), e.g. "UNAUTHORIZED", when the body carried one. */
-  readonly code: string | null;
-  /** The parsed (or raw text) error body; never the token. */
-  readonly body: unknown;
   /** Attempts made, including retries. */
   readonly attempts: number;
   /** What Retry-After asked for (ms, capped at 30 s), when the answer carried one. */
@@ -47,12 +46,8 @@ export class CryptoPayError extends Error {
     message: string;
     cause?: unknown;
   }) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.kind = init.kind;
+    super(init);
     this.method = init.method;
-    this.status = init.status ?? null;
-    this.code = init.code ?? null;
-    this.body = init.body;
     this.attempts = init.attempts ?? 1;
     this.retryAfterMs = init.retryAfterMs ?? null;
   }

@@ -1,19 +1,29 @@
 import type { Logger } from "pino";
-import { Pool } from "undici";
-import { backoffDelay, parseRetryAfter, sleep } from "../../reseller/retry.js";
+import {
+  type AnswerVerdict,
+  type ApiTimeouts,
+  type AttemptFailure,
+  attemptJson,
+  backoffDelay,
+  callReport,
+  createApiPool,
+  createRedactor,
+  describeTransportError,
+  type JsonResponse,
+  parseApiBase,
+  parseRetryAfter,
+  retryLoop,
+  truncate,
+} from "../../http-client/index.js";
 import { CryptoPayError, type CryptoPayErrorKind, withAttempts } from "./errors.js";
 import { envelopeSchema, ResponseShapeError } from "./schemas.js";
 
-export interface CryptoPayClientOptions {
+export interface CryptoPayClientOptions extends ApiTimeouts {
   /** CRYPTOPAY_API_URL, e.g. https://pay.crypt.bot/api; the method name is appended as `/{method}`. */
   apiUrl: string;
   /** CRYPTOPAY_TOKEN; sent in the Crypto-Pay-API-Token header only, scrubbed from errors and logs. */
   token: string;
   logger?: Logger;
-  /** Defaults 5000 / 10000 / 10000 ms. */
-  connectTimeoutMs?: number;
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
   /** Retries after the first attempt on network errors, timeouts, 5xx and 429. Default 3. */
   retries?: number;
   /** Base of the jittered exponential backoff (capped at 5 s). Default 300 ms. Retry-After wins. */
@@ -39,55 +49,22 @@ export interface CryptoPayTransport {
   close(): Promise<void>;
 }
 
-const TIMEOUT_CODES = new Set([
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "ETIMEDOUT",
-]);
-
-const truncate = (s: string, max = 300) => (s.length > max ? `${s.slice(0, max)}…` : s);
-
 /**
  * One keep-alive connection pool for Crypto Pay's origin. Each call is `POST {apiUrl}/{method}` with a
  * JSON body and the token header, retried with jittered exponential backoff on network errors,
  * timeouts, 5xx and 429 (honouring Retry-After); a 4xx or `ok: false` is never retried.
  */
 export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPayTransport {
-  let base: URL;
-  try {
-    base = new URL(opts.apiUrl);
-  } catch {
-    throw new Error("Crypto Pay API URL is not a valid URL — check CRYPTOPAY_API_URL");
-  }
-  if (base.protocol !== "http:" && base.protocol !== "https:") {
-    throw new Error("Crypto Pay API URL must be http(s) — check CRYPTOPAY_API_URL");
-  }
+  const base = parseApiBase(opts.apiUrl, "Crypto Pay API URL", "CRYPTOPAY_API_URL");
   if (!opts.token) throw new Error("Crypto Pay token is empty — check CRYPTOPAY_TOKEN");
 
   const token = opts.token;
-  const prefix = base.pathname.replace(/\/+$/, "");
   const origin = base.origin;
   const retries = Math.max(0, opts.retries ?? 3);
   const baseDelay = Math.max(0, opts.retryBaseDelayMs ?? 300);
   const log = opts.logger?.child({ component: "cryptopay" });
-  const pool = new Pool(origin, {
-    connections: 8,
-    pipelining: 1,
-    keepAliveTimeout: 10_000,
-    keepAliveMaxTimeout: 60_000,
-    headersTimeout: opts.headersTimeoutMs ?? 10_000,
-    bodyTimeout: opts.bodyTimeoutMs ?? 10_000,
-    connect: { timeout: opts.connectTimeoutMs ?? 5_000 },
-  });
-
-  const scrub = (s: string): string => (token.length >= 4 ? s.split(token).join("[redacted]") : s);
-  const scrubValue = (v: unknown): unknown => {
-    if (v === undefined || token.length < 4) return v;
-    const json = JSON.stringify(v);
-    const escaped = JSON.stringify(token).slice(1, -1);
-    return json?.includes(escaped) ? JSON.parse(json.split(escaped).join("[redacted]")) : v;
-  };
+  const pool = createApiPool(origin, 8, opts);
+  const redact = createRedactor(token);
 
   function error(
     kind: CryptoPayErrorKind,
@@ -118,18 +95,14 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
       method,
       status,
       code: init.code ?? null,
-      body: scrubValue(init.body),
+      body: redact.value(init.body),
       retryAfterMs: init.retryAfterMs ?? null,
-      message: scrub(text[kind]),
+      message: redact.text(text[kind]),
       cause: init.cause,
     });
   }
 
-  interface Failure {
-    error: CryptoPayError;
-    retry: boolean;
-    retryAfterMs: number | null;
-  }
+  type Failure = AttemptFailure<CryptoPayError>;
 
   function statusFailure(method: string, status: number, body: unknown, retryAfter: unknown): Failure {
     const env = envelopeSchema.safeParse(body);
@@ -159,116 +132,62 @@ export function createCryptoPayTransport(opts: CryptoPayClientOptions): CryptoPa
   }
 
   function transportFailure(method: string, err: unknown, signal?: AbortSignal): Failure {
-    if (signal?.aborted) {
-      return {
-        error: error("timeout", method, { detail: "cancelled by the caller", cause: err }),
-        retry: false,
-        retryAfterMs: null,
-      };
-    }
-    const code = (err as { code?: unknown } | null)?.code;
-    const codeText = typeof code === "string" ? code : "";
-    const message = err instanceof Error ? err.message : String(err);
-    const kind = TIMEOUT_CODES.has(codeText) ? "timeout" : "network";
+    const problem = describeTransportError(err, signal);
+    const kind = problem.kind === "cancelled" ? "timeout" : problem.kind;
     return {
-      error: error(kind, method, { detail: codeText ? `${codeText} ${message}` : message, cause: err }),
-      retry: true,
+      error: error(kind, method, { detail: problem.detail, cause: err }),
+      retry: problem.kind !== "cancelled",
       retryAfterMs: null,
     };
   }
 
   const backoff = (attempt: number) => backoffDelay(baseDelay, attempt);
 
-  async function call<T>(spec: CallSpec<T>): Promise<T> {
-    const maxRetries = Math.max(0, spec.retries ?? retries);
-    const payload = JSON.stringify(spec.params);
-    for (let attempt = 0; ; attempt++) {
-      const started = performance.now();
-      let status: number | null = null;
-      let failure: Failure;
+  /** A 2xx `{ ok: true, result }` goes to `spec.parse`; anything else is classified as a failure. */
+  function judge<T>(spec: CallSpec<T>, res: JsonResponse): AnswerVerdict<T, CryptoPayError> {
+    const { status, body, parsed } = res;
+    const ok = status >= 200 && status < 300;
+    const env = parsed ? envelopeSchema.safeParse(body) : undefined;
+    if (ok && env?.success && env.data.ok === true) {
       try {
-        const res = await pool.request({
-          origin,
-          method: "POST",
-          path: `${prefix}/${spec.method}`,
-          headers: {
-            "crypto-pay-api-token": token,
-            "content-type": "application/json",
-            accept: "application/json",
-          },
-          body: payload,
-          signal: spec.signal,
-        });
-        status = res.statusCode;
-        const text = await res.body.text();
-        let body: unknown = truncate(text, 2_000);
-        let parsed = false;
-        try {
-          body = JSON.parse(text);
-          parsed = true;
-        } catch {
-          // left as text
-        }
-        const env = parsed ? envelopeSchema.safeParse(body) : undefined;
-        if (status >= 200 && status < 300 && env?.success && env.data.ok === true) {
-          try {
-            const result = spec.parse(env.data.result);
-            opts.onRequest?.({ method: spec.method, status, durationMs: performance.now() - started });
-            log?.debug({ method: spec.method, status, attempt }, "crypto pay request done");
-            return result;
-          } catch (err) {
-            const detail = err instanceof ResponseShapeError ? err.message : String(err);
-            failure = {
-              error: error("bad_response", spec.method, { status, body, detail, cause: err }),
-              retry: false,
-              retryAfterMs: null,
-            };
-          }
-        } else if (status >= 200 && status < 300 && !(env?.success && env.data.ok === false)) {
-          failure = {
-            error: error("bad_response", spec.method, {
-              status,
-              body,
-              detail: parsed ? "not a { ok, result } envelope" : "the body is not JSON",
-            }),
-            retry: false,
-            retryAfterMs: null,
-          };
-        } else {
-          failure = statusFailure(spec.method, status, body, res.headers["retry-after"]);
-        }
+        return { ok: true, value: spec.parse(env.data.result) };
       } catch (err) {
-        failure = transportFailure(spec.method, err, spec.signal);
+        const detail = err instanceof ResponseShapeError ? err.message : String(err);
+        const e = error("bad_response", spec.method, { status, body, detail, cause: err });
+        return { ok: false, error: e, retry: false, retryAfterMs: null };
       }
-
-      opts.onRequest?.({
-        method: spec.method,
-        status,
-        durationMs: performance.now() - started,
-        error: failure.error.kind,
-      });
-      if (!failure.retry || attempt >= maxRetries || spec.signal?.aborted) {
-        const final = withAttempts(failure.error, attempt + 1);
-        log?.warn(
-          {
-            method: spec.method,
-            status,
-            kind: final.kind,
-            code: final.code,
-            attempts: attempt + 1,
-            err: final.message,
-          },
-          "crypto pay request failed",
-        );
-        throw final;
-      }
-      const delay = failure.retryAfterMs ?? backoff(attempt);
-      log?.warn(
-        { method: spec.method, status, kind: failure.error.kind, attempt: attempt + 1, delayMs: delay },
-        "crypto pay request failed; retrying",
-      );
-      await sleep(delay, spec.signal);
     }
+    if (ok && !(env?.success && env.data.ok === false)) {
+      const detail = parsed ? "not a { ok, result } envelope" : "the body is not JSON";
+      const e = error("bad_response", spec.method, { status, body, detail });
+      return { ok: false, error: e, retry: false, retryAfterMs: null };
+    }
+    return { ok: false, ...statusFailure(spec.method, status, body, res.headers["retry-after"]) };
+  }
+
+  function call<T>(spec: CallSpec<T>): Promise<T> {
+    const payload = JSON.stringify(spec.params);
+    const method = spec.method;
+    const headers = {
+      "crypto-pay-api-token": token,
+      "content-type": "application/json",
+      accept: "application/json",
+    };
+    return retryLoop<T, CryptoPayError>({
+      retries: Math.max(0, spec.retries ?? retries),
+      backoff,
+      signal: spec.signal,
+      attempt: () =>
+        attemptJson(
+          pool,
+          base,
+          { method: "POST", path: `/${method}`, headers, body: payload, signal: spec.signal },
+          (res) => judge(spec, res),
+          (err) => transportFailure(method, err, spec.signal),
+        ),
+      report: callReport(log, "crypto pay request", { method }, { onRequest: opts.onRequest }),
+      finalError: (failure, attempts) => withAttempts(failure.error, attempts),
+    });
   }
 
   return {

@@ -1,3 +1,5 @@
+import { ApiClientError } from "../../http-client/errors.js";
+
 /**
  * What went wrong talking to YooKassa, in terms the checkout and an operator can act on.
  *
@@ -34,21 +36,18 @@ const TRANSIENT: ReadonlySet<YooKassaErrorKind> = new Set([
   "timeout",
 ]);
 
-export class YooKassaApiError extends Error {
+/**
+ * `status`, `code` (YooKassa's error code: invalid_request, invalid_credentials, forbidden,
+ * not_found, …) and `body` (never request headers) come from `ApiClientError`.
+ */
+export class YooKassaApiError extends ApiClientError<YooKassaErrorKind> {
   override readonly name = "YooKassaApiError";
-  readonly kind: YooKassaErrorKind;
   /** e.g. "POST /payments", "GET /payments/{id}" */
   readonly endpoint: string;
-  /** HTTP status, or null when no response arrived. */
-  readonly status: number | null;
-  /** YooKassa's error `code` (invalid_request, invalid_credentials, forbidden, not_found, …). */
-  readonly code: string | null;
   /** The request field YooKassa named (`parameter`). */
   readonly parameter: string | null;
   /** YooKassa's error id, useful when writing to their support. */
   readonly errorId: string | null;
-  /** The parsed (or raw text) error body; never request headers. */
-  readonly body: unknown;
 
   constructor(init: {
     kind: YooKassaErrorKind;
@@ -61,14 +60,10 @@ export class YooKassaApiError extends Error {
     body?: unknown;
     cause?: unknown;
   }) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.kind = init.kind;
+    super(init);
     this.endpoint = init.endpoint;
-    this.status = init.status ?? null;
-    this.code = init.code ?? null;
     this.parameter = init.parameter ?? null;
     this.errorId = init.errorId ?? null;
-    this.body = init.body;
   }
 
   /** True when the same request, with the same Idempotence-Key, may succeed later. */

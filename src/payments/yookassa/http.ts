@@ -1,6 +1,20 @@
 import type { Logger } from "pino";
-import { Pool } from "undici";
-import { backoffDelay, parseRetryAfter, sleep } from "../../reseller/retry.js";
+import {
+  type AnswerVerdict,
+  type ApiTimeouts,
+  type AttemptFailure,
+  attemptJson,
+  backoffDelay,
+  callReport,
+  createApiPool,
+  createRedactor,
+  describeTransportError,
+  type JsonResponse,
+  parseApiBase,
+  parseRetryAfter,
+  retryLoop,
+  truncate,
+} from "../../http-client/index.js";
 import { YooKassaApiError, type YooKassaErrorKind } from "./errors.js";
 import { parseErrorBody, processingRetryAfterMs, YooKassaShapeError } from "./parse.js";
 
@@ -13,16 +27,12 @@ import { parseErrorBody, processingRetryAfterMs, YooKassaShapeError } from "./pa
  * The secret key goes into the Authorization header only and is scrubbed from errors and logs.
  */
 
-export interface YooKassaClientOptions {
+export interface YooKassaClientOptions extends ApiTimeouts {
   /** The API root, `YOOKASSA_API_URL` (https://api.yookassa.ru/v3); paths like /payments are appended. */
   apiUrl: string;
   shopId: string;
   secretKey: string;
   logger?: Logger;
-  /** Defaults 5000 / 10000 / 10000 ms. */
-  connectTimeoutMs?: number;
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
   /** Retries after the first attempt for transient failures. Default 3. */
   retries?: number;
   /** Base of the jittered exponential backoff (capped at 5 s). Default 300 ms. */
@@ -45,61 +55,21 @@ export interface YooKassaTransport {
   close(): Promise<void>;
 }
 
-interface Failure {
-  error: YooKassaApiError;
-  retry: boolean;
-  retryAfterMs: number | null;
-}
-
-const TIMEOUT_CODES = new Set([
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "ETIMEDOUT",
-]);
-
-const truncate = (s: string, max = 300) => (s.length > max ? `${s.slice(0, max)}…` : s);
+type Failure = AttemptFailure<YooKassaApiError>;
 
 export function createYooKassaTransport(opts: YooKassaClientOptions): YooKassaTransport {
-  let base: URL;
-  try {
-    base = new URL(opts.apiUrl);
-  } catch {
-    throw new Error("YooKassa API URL is not a valid URL — check YOOKASSA_API_URL");
-  }
-  if (base.protocol !== "http:" && base.protocol !== "https:") {
-    throw new Error("YooKassa API URL must be http(s) — check YOOKASSA_API_URL");
-  }
+  const base = parseApiBase(opts.apiUrl, "YooKassa API URL", "YOOKASSA_API_URL");
   if (!opts.shopId) throw new Error("YooKassa shop id is empty — check YOOKASSA_SHOP_ID");
   if (!opts.secretKey) throw new Error("YooKassa secret key is empty — check YOOKASSA_SECRET_KEY");
 
   const secret = opts.secretKey;
   const authorization = `Basic ${Buffer.from(`${opts.shopId}:${secret}`).toString("base64")}`;
   const origin = base.origin;
-  const prefix = base.pathname.replace(/\/+$/, "");
   const retries = Math.max(0, opts.retries ?? 3);
   const baseDelay = Math.max(0, opts.retryBaseDelayMs ?? 300);
-  const connectTimeoutMs = opts.connectTimeoutMs ?? 5_000;
   const log = opts.logger?.child({ component: "yookassa" });
-
-  const pool = new Pool(origin, {
-    connections: 8,
-    pipelining: 1,
-    keepAliveTimeout: 10_000,
-    keepAliveMaxTimeout: 60_000,
-    headersTimeout: opts.headersTimeoutMs ?? 10_000,
-    bodyTimeout: opts.bodyTimeoutMs ?? 10_000,
-    connect: { timeout: connectTimeoutMs },
-  });
-
-  const scrub = (s: string) =>
-    secret.length >= 4 ? s.split(secret).join("[redacted]").split(authorization).join("[redacted]") : s;
-  const scrubValue = (v: unknown): unknown => {
-    if (v === undefined || secret.length < 4) return v;
-    const json = JSON.stringify(v);
-    const escaped = JSON.stringify(secret).slice(1, -1);
-    return json?.includes(escaped) ? JSON.parse(json.split(escaped).join("[redacted]")) : v;
-  };
+  const pool = createApiPool(origin, 8, opts);
+  const redact = createRedactor(secret, authorization);
 
   const HINTS: Record<YooKassaErrorKind, string> = {
     invalid_request: "fix the request; repeating it unchanged will not help",
@@ -144,8 +114,8 @@ export function createYooKassaTransport(opts: YooKassaClientOptions): YooKassaTr
       code: info?.code ?? null,
       parameter: info?.parameter ?? null,
       errorId: info?.id ?? null,
-      body: scrubValue(init.body),
-      message: scrub(message),
+      body: redact.value(init.body),
+      message: redact.text(message),
       cause: init.cause,
     });
   }
@@ -179,102 +149,63 @@ export function createYooKassaTransport(opts: YooKassaClientOptions): YooKassaTr
   }
 
   function transportFailure(spec: CallSpec<unknown>, err: unknown): Failure {
-    const code = (err as { code?: unknown } | null)?.code;
-    const codeText = typeof code === "string" ? code : undefined;
-    if (spec.signal?.aborted)
-      return {
-        error: makeError("timeout", spec, { detail: "cancelled by the caller", cause: err }),
-        retry: false,
-        retryAfterMs: null,
-      };
-    const message = err instanceof Error ? err.message : String(err);
-    const kind = codeText && TIMEOUT_CODES.has(codeText) ? "timeout" : "network";
+    const problem = describeTransportError(err, spec.signal);
+    const kind = problem.kind === "cancelled" ? "timeout" : problem.kind;
     return {
-      error: makeError(kind, spec, { detail: codeText ? `${codeText} ${message}` : message, cause: err }),
-      retry: true,
+      error: makeError(kind, spec, { detail: problem.detail, cause: err }),
+      retry: problem.kind !== "cancelled",
       retryAfterMs: null,
     };
   }
 
-  async function call<T>(spec: CallSpec<T>): Promise<T> {
+  /** A 202 `processing` is retried; any other 2xx goes to `spec.parse`; the rest is classified. */
+  function judge<T>(spec: CallSpec<T>, res: JsonResponse): AnswerVerdict<T, YooKassaApiError> {
+    const { status, body, parsed } = res;
+    const processingMs = status === 202 && parsed ? processingRetryAfterMs(body) : null;
+    if (processingMs !== null) {
+      const error = makeError("processing", spec, { status, body });
+      return { ok: false, error, retry: true, retryAfterMs: Math.min(processingMs, 30_000) };
+    }
+    if (status < 200 || status >= 300) {
+      return { ok: false, ...statusFailure(spec, status, body, res.headers["retry-after"]) };
+    }
+    try {
+      if (!parsed)
+        throw new YooKassaShapeError(res.text.trim() === "" ? "empty body" : "the body is not JSON");
+      return { ok: true, value: spec.parse(body) };
+    } catch (err) {
+      const detail = err instanceof YooKassaShapeError ? err.message : `unexpected shape (${String(err)})`;
+      const error = makeError("bad_response", spec, { status, body, detail, cause: err });
+      return { ok: false, error, retry: false, retryAfterMs: null };
+    }
+  }
+
+  function call<T>(spec: CallSpec<T>): Promise<T> {
     const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers: Record<string, string> = { authorization, accept: "application/json" };
     if (payload !== undefined) headers["content-type"] = "application/json";
     if (spec.idempotenceKey !== undefined) headers["idempotence-key"] = spec.idempotenceKey;
+    const report = callReport(
+      log,
+      "yookassa request",
+      { endpoint: spec.endpoint },
+      { retryNote: "retrying with the same Idempotence-Key" },
+    );
 
-    for (let attempt = 0; ; attempt++) {
-      let failure: Failure;
-      let status: number | null = null;
-      try {
-        const res = await pool.request({
-          origin,
-          method: spec.method,
-          path: prefix + spec.path,
-          headers,
-          body: payload,
-          signal: spec.signal,
-        });
-        status = res.statusCode;
-        const text = await res.body.text();
-        let body: unknown = truncate(text, 2_000);
-        let parsed = false;
-        try {
-          body = JSON.parse(text);
-          parsed = true;
-        } catch {
-          // Not JSON: kept as (truncated) text for the error.
-        }
-        const processingMs = status === 202 && parsed ? processingRetryAfterMs(body) : null;
-        if (processingMs !== null) {
-          failure = {
-            error: makeError("processing", spec, { status, body }),
-            retry: true,
-            retryAfterMs: Math.min(processingMs, 30_000),
-          };
-        } else if (status >= 200 && status < 300) {
-          try {
-            if (!parsed)
-              throw new YooKassaShapeError(text.trim() === "" ? "empty body" : "the body is not JSON");
-            const result = spec.parse(body);
-            log?.debug({ endpoint: spec.endpoint, status, attempt }, "yookassa request done");
-            return result;
-          } catch (err) {
-            const detail =
-              err instanceof YooKassaShapeError ? err.message : `unexpected shape (${String(err)})`;
-            failure = {
-              error: makeError("bad_response", spec, { status, body, detail, cause: err }),
-              retry: false,
-              retryAfterMs: null,
-            };
-          }
-        } else {
-          failure = statusFailure(spec, status, body, res.headers["retry-after"]);
-        }
-      } catch (err) {
-        failure = transportFailure(spec, err);
-      }
-
-      if (!failure.retry || attempt >= retries || spec.signal?.aborted) {
-        log?.warn(
-          {
-            endpoint: spec.endpoint,
-            status,
-            kind: failure.error.kind,
-            code: failure.error.code,
-            attempts: attempt + 1,
-            err: failure.error.message,
-          },
-          "yookassa request failed",
-        );
-        throw failure.error;
-      }
-      const delay = failure.retryAfterMs ?? backoffDelay(baseDelay, attempt);
-      log?.warn(
-        { endpoint: spec.endpoint, status, kind: failure.error.kind, attempt: attempt + 1, delayMs: delay },
-        "yookassa request failed; retrying with the same Idempotence-Key",
-      );
-      await sleep(delay, spec.signal);
-    }
+    return retryLoop<T, YooKassaApiError>({
+      retries,
+      backoff: (n) => backoffDelay(baseDelay, n),
+      signal: spec.signal,
+      attempt: () =>
+        attemptJson(
+          pool,
+          base,
+          { method: spec.method, path: spec.path, headers, body: payload, signal: spec.signal },
+          (res) => judge(spec, res),
+          (err) => transportFailure(spec, err),
+        ),
+      report,
+    });
   }
 
   return {
