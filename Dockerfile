@@ -37,5 +37,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 # cleanly: dist/main.js installs SIGTERM/SIGINT handlers (finish in-flight work up to 10 s, exit 0;
 # a second signal exits at once). compose.yaml adds `init: true` so a tiny init reaps zombies and
 # forwards signals; with plain `docker run`, pass `--init` for the same.
-# The same V8 setting as `npm start` (a small young generation: see BENCHMARKS.md, memory).
-CMD ["node", "--max-semi-space-size=2", "dist/main.js"]
+CMD ["node", "dist/main.js"]
