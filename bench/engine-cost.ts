@@ -81,7 +81,7 @@ export async function engineCommandsPerOrder(orders: number) {
     pace: { globalPerSecond: 100_000, chatPerSecond: 10_000 },
     balanceCheckIntervalMs: 3_600_000,
     config: {
-      checkout: "stars",
+      checkout: ["stars"],
       priceMarkupPercent: 10,
       starPriceRub: 1.5,
       quoteTtlSeconds: 900,

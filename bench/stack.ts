@@ -214,7 +214,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     notifier: unused, // never called: this engine's workers are not started
     logger: silent,
     config: {
-      checkout: "stars",
+      checkout: ["stars"],
       priceMarkupPercent: 10,
       starPriceRub: 1.5,
       quoteTtlSeconds: 900,

@@ -4,8 +4,15 @@ import { z } from "zod";
 export const PRODUCT_KINDS = ["stars", "premium", "gift", "steam", "neural", "game"] as const;
 export type ProductKind = (typeof PRODUCT_KINDS)[number];
 
-export const CHECKOUT_MODES = ["stars", "invoice", "direct"] as const;
-export type CheckoutMode = (typeof CHECKOUT_MODES)[number];
+/**
+ * The ways a customer may pay (CHECKOUT lists those a shop offers, in the order of the card's
+ * buttons): a Telegram Stars invoice, a Telegram payment-provider invoice in roubles, a YooKassa
+ * payment link, a Crypto Pay invoice, the wallet in the bot, or no payment at all (`direct`).
+ */
+export const RAILS = ["stars", "invoice", "yookassa", "cryptopay", "wallet", "direct"] as const;
+export type Rail = (typeof RAILS)[number];
+/** @deprecated the one rail of a single-rail CHECKOUT; use {@link Rail}. */
+export type CheckoutMode = Rail;
 
 export const LOCALES = ["ru", "en"] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -146,7 +153,27 @@ const envSchema = z
     OPERATOR_IDS: idList("operator ids").refine((ids) => ids.length > 0, {
       error: "is required (comma-separated Telegram user ids)",
     }),
-    CHECKOUT: enumOf(CHECKOUT_MODES, "stars"),
+    CHECKOUT: optionalString.transform((v, ctx) => {
+      if (v === undefined) return ["stars"] as Rail[];
+      const parts = v
+        .split(",")
+        .map((p) => p.trim().toLowerCase())
+        .filter(Boolean);
+      const bad = parts.filter((p) => !(RAILS as readonly string[]).includes(p));
+      const repeated = parts.filter((p, i) => parts.indexOf(p) !== i);
+      const problems: string[] = [];
+      if (parts.length === 0) problems.push(`must name at least one of ${RAILS.join(", ")}`);
+      if (bad.length > 0)
+        problems.push(`unknown rail ${bad.map((b) => `"${b}"`).join(", ")} (one of ${RAILS.join(", ")})`);
+      if (repeated.length > 0) problems.push(`lists ${[...new Set(repeated)].join(", ")} more than once`);
+      if (parts.includes("direct") && parts.length > 1)
+        problems.push("direct (no payment) cannot be combined with other rails");
+      if (problems.length > 0) {
+        ctx.addIssue({ code: "custom", message: problems.join("; ") });
+        return z.NEVER;
+      }
+      return parts as Rail[];
+    }),
     PAYMENT_PROVIDER_TOKEN: optionalString,
     STAR_PRICE_RUB: number(1.5, { min: 0.01 }),
     ALLOWED_USER_IDS: idList("user ids"),
@@ -193,6 +220,15 @@ const envSchema = z
     REDIS_SENTINEL_NAME: optionalString.transform((v) => v ?? "mymaster"),
     REDIS_CLUSTER_NODES: hostPortList,
     REDIS_PASSWORD: optionalString,
+    YOOKASSA_SHOP_ID: optionalString,
+    YOOKASSA_SECRET_KEY: optionalString,
+    YOOKASSA_API_URL: optionalUrl(["http:", "https:"]).transform((v) =>
+      (v ?? "https://api.yookassa.ru/v3").replace(/\/+$/, ""),
+    ),
+    CRYPTOPAY_TOKEN: optionalString,
+    CRYPTOPAY_API_URL: optionalUrl(["http:", "https:"]).transform((v) =>
+      (v ?? "https://pay.crypt.bot/api").replace(/\/+$/, ""),
+    ),
   })
   .superRefine(
     (env, ctx) => {
@@ -210,12 +246,22 @@ const envSchema = z
             message: "is required when BOT_MODE=webhook",
           });
       }
-      if (env.CHECKOUT === "invoice" && !env.PAYMENT_PROVIDER_TOKEN) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["PAYMENT_PROVIDER_TOKEN"],
-          message: "is required when CHECKOUT=invoice",
-        });
+      // Every missing credential of every offered rail, named in the one message.
+      const rails: readonly string[] = Array.isArray(env.CHECKOUT) ? env.CHECKOUT : [];
+      const needs: [rail: Rail, variable: keyof typeof env][] = [
+        ["invoice", "PAYMENT_PROVIDER_TOKEN"],
+        ["yookassa", "YOOKASSA_SHOP_ID"],
+        ["yookassa", "YOOKASSA_SECRET_KEY"],
+        ["cryptopay", "CRYPTOPAY_TOKEN"],
+      ];
+      for (const [rail, variable] of needs) {
+        if (rails.includes(rail) && !env[variable]) {
+          ctx.addIssue({
+            code: "custom",
+            path: [variable],
+            message: `is required when CHECKOUT contains ${rail}`,
+          });
+        }
       }
       if (env.REDIS_SENTINELS?.length && env.REDIS_CLUSTER_NODES?.length) {
         ctx.addIssue({
@@ -257,8 +303,14 @@ export interface Config {
    */
   redisChatPrefix: string;
   operatorIds: number[];
-  checkout: CheckoutMode;
+  /** The rails offered on every order card, in order (never empty; `direct` only alone). */
+  checkout: Rail[];
   paymentProviderToken: string | undefined;
+  yookassaShopId: string | undefined;
+  yookassaSecretKey: string | undefined;
+  yookassaApiUrl: string;
+  cryptopayToken: string | undefined;
+  cryptopayApiUrl: string;
   starPriceRub: number;
   allowedUserIds: number[];
   priceMarkupPercent: number;
@@ -331,6 +383,11 @@ export function createConfig(env: Record<string, string | undefined>): Config {
     operatorIds: e.OPERATOR_IDS,
     checkout: e.CHECKOUT,
     paymentProviderToken: e.PAYMENT_PROVIDER_TOKEN,
+    yookassaShopId: e.YOOKASSA_SHOP_ID,
+    yookassaSecretKey: e.YOOKASSA_SECRET_KEY,
+    yookassaApiUrl: e.YOOKASSA_API_URL,
+    cryptopayToken: e.CRYPTOPAY_TOKEN,
+    cryptopayApiUrl: e.CRYPTOPAY_API_URL,
     starPriceRub: e.STAR_PRICE_RUB,
     allowedUserIds: e.ALLOWED_USER_IDS,
     priceMarkupPercent: e.PRICE_MARKUP_PERCENT,
@@ -373,5 +430,7 @@ export function secretsOf(config: Config): string[] {
     config.botWebhookSecret,
     config.paymentProviderToken,
     config.redisPassword,
+    config.yookassaSecretKey,
+    config.cryptopayToken,
   ].filter((s): s is string => typeof s === "string" && s.length > 0);
 }

@@ -11,13 +11,16 @@ import { createTelegramTransport } from "./bot/telegram-transport.js";
 import { type IntakeTimings, WebhookIntake } from "./bot/webhook-intake.js";
 import { createCatalogService } from "./catalog/service.js";
 import { type Config, ConfigError, createConfig, secretsOf } from "./config.js";
+import { cryptopayWebhookHandler, yookassaWebhookHandler } from "./http/payment-webhooks.js";
 import { resellerWebhookHandler } from "./http/reseller-webhook.js";
-import { type HttpServer, startHttpServer } from "./http/server.js";
+import { type Handler, type HttpServer, startHttpServer } from "./http/server.js";
 import { telegramWebhookHandler } from "./http/telegram-webhook.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { createOrdersEngine, type OrdersEngine } from "./orders/engine.js";
+import type { ProviderRail } from "./orders/types.js";
 import type { OutgoingPace } from "./outgoing/queue.js";
+import { createPaymentRails } from "./payments/setup.js";
 import { connectRedis, isReplicated, type RedisClient } from "./redis/connect.js";
 import { ReplicaWait } from "./redis/replica-wait.js";
 import { createResellerClient } from "./reseller/client.js";
@@ -72,12 +75,18 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   configureApi(notifierApi, { metrics });
   const notifier = createNotifier({ api: notifierApi, config, logger, redis });
 
+  const replicaWait = isReplicated(config) ? new ReplicaWait(redis, logger) : undefined;
+  // The customer comes back to the bot's chat after paying on a provider's page.
+  let botLink = "https://t.me";
+  const rails = createPaymentRails(config, { redis, logger, replicaWait, returnUrl: () => botLink });
   orders = createOrdersEngine({
     redis,
     prefix: config.redisPrefix,
-    replicaWait: isReplicated(config) ? new ReplicaWait(redis, logger) : undefined,
+    replicaWait,
     reseller,
     notifier,
+    gateways: rails.gateways,
+    wallet: rails.wallet,
     logger,
     config,
     ...opts.engine,
@@ -92,7 +101,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   const ordersService = orders;
 
   const bot = createBot(
-    { config, logger, redis, orders: ordersService, reseller, catalog, metrics },
+    { config, logger, redis, orders: ordersService, reseller, catalog, metrics, wallet: rails.wallet },
     { transport },
   );
   const intake =
@@ -109,6 +118,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
       onDeliveryHint: (id) => ordersService.onDeliveryHint(id),
       onOutcome: (outcome) => metrics.webhookRequests.inc({ outcome }),
     }),
+    ...paymentWebhooks(config, logger, (rail, id) => ordersService.onPaymentHint(rail, id)),
     telegramWebhook: intake
       ? telegramWebhookHandler(intake, config, (updates) => recordPayments(ordersService, updates))
       : undefined,
@@ -120,6 +130,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
 
   ordersService.start();
   const botHandle = await startBot(bot, { config, logger, intake });
+  if (bot.isInited()) botLink = `https://t.me/${bot.botInfo.username}`;
   logger.info(
     { mode: config.botMode, checkout: config.checkout, http: http.url, products: config.products },
     "shop bot started",
@@ -144,6 +155,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
           reseller.close().catch(() => {}),
           new Promise<void>((resolve) => setTimeout(resolve, 500).unref()),
         ]);
+        await rails.close();
         await holds.stop();
         await transport.close();
         await redis.quit().catch(() => redis.disconnect());
@@ -151,6 +163,22 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
       })();
       return stopping;
     },
+  };
+}
+
+/** The provider notification routes of the rails CHECKOUT offers. */
+function paymentWebhooks(
+  config: Config,
+  logger: Logger,
+  onHint: (rail: ProviderRail, paymentId: string) => Promise<unknown>,
+): { yookassaWebhook?: Handler; cryptopayWebhook?: Handler } {
+  return {
+    yookassaWebhook: config.checkout.includes("yookassa")
+      ? yookassaWebhookHandler({ logger, onHint })
+      : undefined,
+    cryptopayWebhook: config.checkout.includes("cryptopay")
+      ? cryptopayWebhookHandler({ logger, onHint, token: config.cryptopayToken })
+      : undefined,
   };
 }
 

@@ -9,6 +9,7 @@ import type { Metrics } from "../metrics.js";
 import type { OrdersApi } from "../orders/types.js";
 import type { RedisClient } from "../redis/connect.js";
 import type { ResellerClient } from "../reseller/types.js";
+import type { WalletLedger } from "../wallet/ledger.js";
 
 /** What the bot needs from the rest of the application (built by src/main.ts). */
 export interface BotDeps {
@@ -21,6 +22,8 @@ export interface BotDeps {
   catalog: CatalogService;
   /** Prometheus metrics (Telegram 429s are counted) when the application has them. */
   metrics?: Metrics;
+  /** The customers' wallets, when CHECKOUT offers `wallet`. */
+  wallet?: WalletLedger;
 }
 
 /** Per-chat data kept in Redis between updates. */

@@ -34,6 +34,7 @@ export function createNotifier(deps: {
     t: translator(i18n, locale),
     locale,
     supportContact: config.supportContact,
+    rails: config.checkout,
   });
 
   async function operatorLocale(chatId: number): Promise<Locale> {

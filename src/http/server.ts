@@ -12,6 +12,9 @@ export interface HttpServerDeps {
   resellerWebhook: Handler;
   /** POST /webhooks/telegram (webhook mode only) */
   telegramWebhook?: Handler;
+  /** POST /webhooks/yookassa and /webhooks/cryptopay (when CHECKOUT offers them) */
+  yookassaWebhook?: Handler;
+  cryptopayWebhook?: Handler;
   /** GET /readyz: true when Redis answers (bounded by READY_TIMEOUT_MS). */
   ready(): Promise<boolean>;
   /** GET /metrics: Prometheus text and its content type. */
@@ -53,6 +56,8 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   const routes: Record<string, Handler | undefined> = {
     "POST /webhooks/reseller": deps.resellerWebhook,
     "POST /webhooks/telegram": deps.telegramWebhook,
+    "POST /webhooks/yookassa": deps.yookassaWebhook,
+    "POST /webhooks/cryptopay": deps.cryptopayWebhook,
     "GET /healthz": (_req, res) => text(res, 200, "ok\n"),
     "GET /readyz": async (_req, res) => {
       const ready = await readyWithin(deps.ready);

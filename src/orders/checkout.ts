@@ -3,8 +3,10 @@ import { validateCreateOrderRequest } from "../reseller/requests.js";
 import type { CreateOrderRequest, ResellerClient } from "../reseller/types.js";
 import { noteResellerError, sendAlert } from "./alerts.js";
 import { type EngineContext, noteTransition, transition } from "./context.js";
+import { encodeJob } from "./jobs.js";
 import { alertMessage, at, enter, isQuoteExpired, jobsFor, PAYABLE_STATES } from "./lifecycle.js";
 import { customerPriceKopecks, rubToKopecks, starsForPrice } from "./pricing.js";
+import { currencyOfRail, railOf, refundRoute, refundsAutomatically } from "./rails.js";
 import type { Effect } from "./store.js";
 import {
   OpenQuotesLimitError,
@@ -23,9 +25,15 @@ import {
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
-/** What the customer pays in under CHECKOUT. */
+/** What the customer pays in on the first rail of CHECKOUT (the card's first button). */
 export function checkoutCurrency(checkout: EngineContext["config"]["checkout"]): PaymentCurrency {
-  return checkout === "stars" ? "XTR" : checkout === "invoice" ? "RUB" : "NONE";
+  return currencyOfRail(checkout[0] ?? "stars");
+}
+
+/** The order's price in a currency's smallest unit (Stars, kopecks); undefined before the quote. */
+export function priceIn(order: Order, currency: "XTR" | "RUB"): number | undefined {
+  if (currency === "RUB") return order.priceKopecks;
+  return order.starsAmount ?? (order.currency === "XTR" ? order.amount : undefined);
 }
 
 function createRequest(ctx: EngineContext, order: Order): CreateOrderRequest {
@@ -57,11 +65,13 @@ async function callCreate(ctx: EngineContext, order: Order): Promise<Order> {
   }
   const wholesaleKopecks = rubToKopecks(created.totalToPayRub);
   const priceKopecks = customerPriceKopecks(wholesaleKopecks, config.priceMarkupPercent);
-  const amount = order.currency === "XTR" ? starsForPrice(priceKopecks, config.starPriceRub) : priceKopecks;
+  const starsAmount = starsForPrice(priceKopecks, config.starPriceRub);
+  const amount = order.currency === "XTR" ? starsAmount : priceKopecks;
   const res = await transition(ctx, order.id, ["draft"], "quoted", () => ({
     wholesaleKopecks,
     priceKopecks,
     amount,
+    starsAmount: config.checkout.includes("stars") ? starsAmount : undefined,
     resellerStatus: created.status,
     expiresAt: ctx.now() + config.quoteTtlSeconds * 1000,
   }));
@@ -117,7 +127,7 @@ export async function checkPayable(
   if (order.customer.userId !== expect.userId) return { ok: false, reason: "wrong_user", order };
   if (isQuoteExpired(order, ctx.now())) return { ok: false, reason: "expired", order };
   if (order.state !== "quoted") return { ok: false, reason: "not_quoted", order };
-  if (order.currency !== expect.currency || order.amount !== expect.totalAmount) {
+  if (priceIn(order, expect.currency) !== expect.totalAmount) {
     return { ok: false, reason: "wrong_amount", order };
   }
   return { ok: true, order };
@@ -138,6 +148,10 @@ export async function markPaid(
   const t = ctx.now();
   let outcome = "duplicate" as PaidOutcome;
   let prevState: OrderState | null = null;
+  const rail = railOf({ rail: receipt.rail, currency: receipt.currency });
+  // Rails the bot cannot refund itself credit the wallet instead, when the shop offers one.
+  const refundToWallet =
+    (rail === "invoice" || rail === "cryptopay") && ctx.config.checkout.includes("wallet") ? true : undefined;
   const res = await ctx.store.update(orderId, (order) => {
     const known =
       order.telegramChargeId === receipt.telegramChargeId ||
@@ -146,6 +160,7 @@ export async function markPaid(
       outcome = "duplicate";
       return null;
     }
+    const payments = settlePayment(order.payments, rail, receipt.providerChargeId);
     if (PAYABLE_STATES.includes(order.state) && !order.telegramChargeId) {
       outcome = "paid";
       prevState = order.state;
@@ -154,13 +169,19 @@ export async function markPaid(
           ...order,
           currency: receipt.currency,
           amount: receipt.totalAmount,
+          rail,
+          refundToWallet,
           telegramChargeId: receipt.telegramChargeId,
           providerChargeId: receipt.providerChargeId,
+          payments,
+          paymentStart: undefined,
         },
         "paid",
         t,
       );
-      return { next, jobs: jobsFor(next, order.state, ctx.timing()) };
+      const jobs = jobsFor(next, order.state, ctx.timing());
+      if (rail === "wallet") jobs.push({ cancel: encodeJob({ type: "wsettle", orderId: order.id }) });
+      return { next, jobs };
     }
     // The order was paid already: this second payment goes back to the customer.
     outcome = "refunded_extra";
@@ -170,13 +191,16 @@ export async function markPaid(
       currency: receipt.currency,
       amount: receipt.totalAmount,
       refund: "needed" as const,
+      rail,
+      refundToWallet,
     };
-    const next: Order = { ...order, extraCharges: [...(order.extraCharges ?? []), extra] };
+    const next: Order = { ...order, payments, extraCharges: [...(order.extraCharges ?? []), extra] };
     const jobs: Effect[] = [
-      receipt.currency === "XTR"
+      refundsAutomatically(refundRoute(extra))
         ? at({ type: "xrefund", orderId: order.id, chargeId: receipt.telegramChargeId }, t)
         : alertMessage("duplicate_payment", order),
     ];
+    if (rail === "wallet") jobs.push({ cancel: encodeJob({ type: "wsettle", orderId: order.id }) });
     return { next, jobs };
   });
   if (!res.order) {
@@ -193,6 +217,18 @@ export async function markPaid(
   // The write's jobs wake this process's worker (store.ts onEffects): no kick needed here.
   if (res.won && outcome === "paid") noteTransition(ctx, res.order, prevState);
   return { outcome, order: res.order };
+}
+
+/** The order's provider payments with the one just paid marked settled. */
+function settlePayment(
+  payments: Order["payments"],
+  rail: string,
+  providerId: string | undefined,
+): Order["payments"] {
+  if (!payments || providerId === undefined) return payments;
+  return payments.map((p) =>
+    p.rail === rail && p.id === providerId ? { ...p, settled: "paid" as const } : p,
+  );
 }
 
 class NotAllowed extends Error {}

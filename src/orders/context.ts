@@ -1,7 +1,9 @@
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { OutgoingQueue } from "../outgoing/queue.js";
+import type { PaymentGateways } from "../payments/gateway.js";
 import type { ResellerClient } from "../reseller/types.js";
+import type { WalletLedger } from "../wallet/ledger.js";
 import { canMove, enter, jobsFor, type LifecycleTiming } from "./lifecycle.js";
 import type { OrderStore } from "./store.js";
 import type { Notifier, Order, OrderState } from "./types.js";
@@ -33,6 +35,10 @@ export interface EngineContext {
   outgoing: OutgoingQueue;
   reseller: ResellerClient;
   notifier: Notifier;
+  /** YooKassa and Crypto Pay, for the rails CHECKOUT offers. */
+  gateways: PaymentGateways;
+  /** The customers' wallets, when the shop offers one (paying from it, refunds to it). */
+  wallet?: WalletLedger;
   log: Logger;
   config: EngineConfig;
   hooks: EngineHooks;

@@ -1,6 +1,7 @@
 import type { Logger } from "../logger.js";
 import { MESSAGE_LEASE_MS, OutgoingDispatcher } from "../outgoing/dispatcher.js";
 import { type OutgoingPace, OutgoingQueue } from "../outgoing/queue.js";
+import type { PaymentStatus } from "../payments/gateway.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
 import { OrderArchive, withArchive } from "./archive.js";
 import { cancel, checkPayable, confirm, markPaid, quote } from "./checkout.js";
@@ -9,10 +10,12 @@ import { Retry, runJob } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
+import { onPaymentHint, startProviderPayment } from "./provider-checkout.js";
 import type { RetentionSettings } from "./retention.js";
 import { type Effect, OrderStore } from "./store.js";
 import { applyResellerOrder, onDeliveryHint, recheck } from "./tracking.js";
-import type { Notifier, Order, OrdersApi } from "./types.js";
+import type { Notifier, Order, OrdersApi, ProviderRail } from "./types.js";
+import { payFromWallet } from "./wallet-checkout.js";
 import { JOB_LEASE_MS, JobWorker } from "./worker.js";
 
 export type { EngineConfig, EngineHooks } from "./context.js";
@@ -30,6 +33,10 @@ export interface OrdersEngineOptions {
   prefix: string;
   reseller: ResellerClient;
   notifier: Notifier;
+  /** YooKassa and Crypto Pay gateways, for the rails CHECKOUT offers (see src/payments). */
+  gateways?: import("../payments/gateway.js").PaymentGateways;
+  /** The customers' wallets, when CHECKOUT offers `wallet`. */
+  wallet?: import("../wallet/ledger.js").WalletLedger;
   logger: Logger;
   config: EngineConfig;
   /**
@@ -62,6 +69,12 @@ export interface OrdersEngine extends OrdersApi {
   start(): void;
   /** Stops taking jobs, lets running ones finish within `timeoutMs`, hands unfinished ones back. */
   stop(timeoutMs?: number): Promise<void>;
+  /**
+   * A provider's notification (YooKassa, Crypto Pay): re-reads the payment it names and applies
+   * it to its order. Returns what the provider said (null: unknown payment or rail not configured);
+   * a top-up's payment is returned for the wallet to apply.
+   */
+  onPaymentHint(rail: ProviderRail, paymentId: string): Promise<PaymentStatus | null>;
   /** A delivery webhook's hint: re-read the order from the reseller soon. False when the order is unknown or not awaiting delivery. */
   onDeliveryHint(orderId: string): Promise<boolean>;
   /** Applies what the reseller says about an order (the source of truth). */
@@ -115,6 +128,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     outgoing,
     reseller: opts.reseller,
     notifier: opts.notifier,
+    gateways: opts.gateways ?? {},
+    wallet: opts.wallet,
     log,
     config: opts.config,
     hooks: opts.hooks ?? {},
@@ -179,6 +194,9 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     checkPayable: (orderId, expect) => checkPayable(ctx, orderId, expect),
     markPaid: (orderId, receipt) => markPaid(ctx, orderId, receipt),
     confirm: (orderId, userId) => confirm(ctx, orderId, userId),
+    startPayment: (input) => startProviderPayment(ctx, input),
+    payFromWallet: (orderId, userId) => payFromWallet(ctx, orderId, userId),
+    onPaymentHint: (rail, paymentId) => onPaymentHint(ctx, rail, paymentId),
     cancel: (orderId, userId) => cancel(ctx, orderId, userId),
     listByChat: (chatId, offset, limit) => store.pageByChat(chatId, offset, limit),
     listAll: (filter, offset, limit) =>

@@ -1,27 +1,20 @@
 import { ResellerApiError } from "../reseller/errors.js";
+
+export { Retry } from "./job-retry.js";
+
 import { checkBalance, noteResellerError } from "./alerts.js";
 import { type EngineContext, pollMsOf, transition } from "./context.js";
+import { backoff, Retry } from "./job-retry.js";
 import type { Job } from "./jobs.js";
 import { alertMessage, finalMessage, isQuoteExpired, TRACKED_STATES } from "./lifecycle.js";
 import { rubToKopecks } from "./pricing.js";
+import { pollProviderPayments } from "./provider-checkout.js";
+import { type RefundRoute, refundRoute, refundsAutomatically } from "./rails.js";
 import { type RetentionSettings, sweepArchive } from "./retention.js";
 import type { Effect } from "./store.js";
 import { applyResellerOrder, flagStuckIfLate } from "./tracking.js";
 import { FINAL_STATES, type Order, type RefundState } from "./types.js";
-
-/** A job's answer "run me again at `at`" (ms); anything else means done. */
-export class Retry {
-  constructor(readonly at: number) {}
-}
-
-const MAX_BACKOFF_MS = 60_000;
-
-/** Backoff for a job that keeps waiting: a quarter of the time spent so far, between `min` and 60 s. */
-function backoff(ctx: EngineContext, since: number | undefined, min: number): Retry {
-  const now = ctx.now();
-  const elapsed = now - (since ?? now);
-  return new Retry(now + Math.min(MAX_BACKOFF_MS, Math.max(min, elapsed / 4)));
-}
+import { settleWalletPayment } from "./wallet-checkout.js";
 
 /** Runs one job. Every handler re-reads the order and does nothing when its moment has passed. */
 export async function runJob(
@@ -55,10 +48,13 @@ export async function runJob(
       ctx.kick();
       return undefined;
     case "refund":
-      await refundOrder(ctx, order);
-      return undefined;
+      return refundOrder(ctx, order);
     case "xrefund":
-      await refundExtraCharge(ctx, order, job.chargeId);
+      return refundExtraCharge(ctx, order, job.chargeId);
+    case "ppoll":
+      return pollProviderPayments(ctx, order);
+    case "wsettle":
+      await settleWalletPayment(ctx, order);
       return undefined;
   }
 }
@@ -148,27 +144,78 @@ async function expire(ctx: EngineContext, order: Order): Promise<Retry | undefin
   await transition(ctx, order.id, ["quoted", "draft"], "expired");
 }
 
-/** Refunds one Stars charge: "done" (or already refunded), or "needed" for the operators to do by hand. */
-async function refundStarsCharge(
-  ctx: EngineContext,
-  order: Order,
-  chargeId: string,
-  what: string,
-): Promise<RefundState> {
+/** One payment to give back: the order's own or a second payment for it. */
+interface Refundable {
+  chargeId: string;
+  providerChargeId?: string;
+  amount: number;
+  route: RefundRoute;
+  /** Unique per refund: the wallet's ref and the provider's idempotence key. */
+  ref: string;
+}
+
+/**
+ * Gives one payment back on its route: "done" (or done before), or "needed" for the operators
+ * to do by hand. A failure the provider may still fix (a timeout, a 5xx) is tried again later.
+ */
+async function giveBack(ctx: EngineContext, order: Order, r: Refundable): Promise<RefundState | Retry> {
+  const log = { orderId: order.id, route: r.route };
   try {
-    await ctx.notifier.refundStars(order.customer.userId, chargeId);
-    return "done";
+    switch (r.route) {
+      case "stars":
+        await ctx.notifier.refundStars(order.customer.userId, r.chargeId);
+        return "done";
+      case "wallet": {
+        if (!ctx.wallet) throw new Error("the wallet is not configured in this process");
+        const res = await ctx.wallet.credit(order.customer.userId, {
+          amountKopecks: r.amount,
+          reason: "refund",
+          ref: r.ref,
+          orderId: order.id,
+          paymentRef: r.providerChargeId ?? r.chargeId,
+        });
+        if (!res.ok) throw new Error(`wallet refused the refund: ${res.refusal}`);
+        return "done";
+      }
+      case "yookassa": {
+        const gateway = ctx.gateways.yookassa;
+        if (!gateway?.refund || !r.providerChargeId)
+          throw new Error("YooKassa is not configured in this process");
+        const res = await gateway.refund(r.providerChargeId, r.amount, r.ref);
+        ctx.log.info({ ...log, refundId: res.refundId, done: res.done }, "YooKassa refund made");
+        return "done";
+      }
+      default:
+        return "needed";
+    }
   } catch (err) {
     if (/ALREADY_REFUNDED/i.test(String(err))) return "done";
-    ctx.log.error({ err, orderId: order.id }, `${what} failed; operators will refund by hand`);
+    if (isTransient(err)) {
+      ctx.log.warn({ ...log, err }, "refund not made yet, will retry");
+      return backoff(ctx, order.times.failed ?? order.times.rejected, 5_000);
+    }
+    ctx.log.error({ ...log, err }, "refund failed; operators will refund by hand");
     return "needed";
   }
 }
 
-/** The Stars of a failed or rejected order go back, then the final message (which says so). */
-async function refundOrder(ctx: EngineContext, order: Order): Promise<void> {
-  if (order.refund !== "none" || !order.telegramChargeId) return;
-  const refund = await refundStarsCharge(ctx, order, order.telegramChargeId, "Stars refund");
+/** A provider's "try again later" (network, timeout, 5xx, 429). */
+function isTransient(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { transient?: unknown }).transient === true;
+}
+
+/** The money of a failed or rejected order goes back on its rail, then the final message (which says so). */
+async function refundOrder(ctx: EngineContext, order: Order): Promise<Retry | undefined> {
+  const route = refundRoute(order);
+  if (order.refund !== "none" || !order.telegramChargeId || !refundsAutomatically(route)) return;
+  const refund = await giveBack(ctx, order, {
+    chargeId: order.telegramChargeId,
+    providerChargeId: order.providerChargeId,
+    amount: order.amount ?? 0,
+    route,
+    ref: `refund:${order.id}`,
+  });
+  if (refund instanceof Retry) return refund;
   await ctx.store.update(order.id, (o) => {
     if (o.refund !== "none") return null;
     const jobs: Effect[] = [finalMessage(o)];
@@ -178,10 +225,21 @@ async function refundOrder(ctx: EngineContext, order: Order): Promise<void> {
 }
 
 /** A second payment for an order paid already goes back to the customer. */
-async function refundExtraCharge(ctx: EngineContext, order: Order, chargeId: string): Promise<void> {
+async function refundExtraCharge(
+  ctx: EngineContext,
+  order: Order,
+  chargeId: string,
+): Promise<Retry | undefined> {
   const charge = order.extraCharges?.find((c) => c.telegramChargeId === chargeId);
   if (charge?.refund !== "needed") return;
-  const refund = await refundStarsCharge(ctx, order, chargeId, "refund of a second payment");
+  const refund = await giveBack(ctx, order, {
+    chargeId,
+    providerChargeId: charge.providerChargeId,
+    amount: charge.amount,
+    route: refundRoute(charge),
+    ref: `xrefund:${order.id}:${chargeId}`.slice(0, 64),
+  });
+  if (refund instanceof Retry) return refund;
   await ctx.store.update(order.id, (o) => ({
     next: {
       ...o,

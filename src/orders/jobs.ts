@@ -18,6 +18,10 @@ export type Job =
   | { type: "final"; orderId: string }
   /** Refund the Stars payment of a failed or rejected order. */
   | { type: "refund"; orderId: string }
+  /** Re-read the order's YooKassa and Crypto Pay payments (lost notifications). */
+  | { type: "ppoll"; orderId: string }
+  /** Finish a payment from the wallet whose debit was written but whose order was not marked paid (a crash). */
+  | { type: "wsettle"; orderId: string }
   /** Refund a second payment for an order that was paid already. */
   | { type: "xrefund"; orderId: string; chargeId: string }
   /** Tell the operators about an order. */
@@ -29,7 +33,16 @@ export type Job =
 
 export type JobType = Job["type"];
 
-const ORDER_JOBS = new Set<string>(["expire", "submit", "track", "card", "final", "refund"]);
+const ORDER_JOBS = new Set<string>([
+  "expire",
+  "submit",
+  "track",
+  "card",
+  "final",
+  "refund",
+  "ppoll",
+  "wsettle",
+]);
 
 export function encodeJob(job: Job): string {
   switch (job.type) {

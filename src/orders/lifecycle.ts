@@ -1,5 +1,6 @@
 import type { OutgoingMessage } from "../outgoing/messages.js";
 import { encodeJob, type Job } from "./jobs.js";
+import { refundRoute, refundsAutomatically } from "./rails.js";
 import type { Effect, JobSpec, MessageSpec } from "./store.js";
 import type { AlertKind, Order, OrderState } from "./types.js";
 
@@ -53,11 +54,11 @@ export function needsAttention(order: Order): boolean {
 
 /**
  * What entering `to` changes besides the state: its time, and for a failed or rejected order
- * paid in roubles through Telegram, a refund the operators must make by hand.
+ * paid on a rail the bot cannot refund by itself, a refund the operators must make by hand.
  */
 export function enter(order: Order, to: OrderState, now: number): Order {
   const next: Order = { ...order, state: to, times: { ...order.times, [to]: now } };
-  if ((to === "failed" || to === "rejected") && next.refund === "none" && next.currency === "RUB") {
+  if ((to === "failed" || to === "rejected") && next.refund === "none" && refundRoute(next) === "manual") {
     next.refund = "needed";
   }
   return next;
@@ -114,8 +115,8 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
     case "failed":
     case "rejected": {
       jobs.push(alertMessage(order.state === "failed" ? "delivery_failed" : "pay_rejected", order));
-      // Stars are refunded first so the final message can say so; otherwise it goes at once.
-      if (order.refund === "none" && order.currency === "XTR" && order.telegramChargeId) {
+      // A refund the bot makes itself goes first so the final message can say so; otherwise it goes at once.
+      if (order.refund === "none" && refundsAutomatically(refundRoute(order))) {
         jobs.push(at({ type: "refund", orderId }, now));
       } else {
         jobs.push(finalMessage(order));

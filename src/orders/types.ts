@@ -1,4 +1,4 @@
-import type { Locale, ProductKind } from "../config.js";
+import type { Locale, ProductKind, Rail } from "../config.js";
 import type { ResellerProduct } from "../reseller/types.js";
 
 /**
@@ -70,11 +70,34 @@ export interface Order {
   chargedKopecks?: number;
   /** Customer price in roubles (kopecks, whole roubles by the markup rule). */
   priceKopecks?: number;
-  /** How the customer pays and the invoice total in that currency's smallest unit (stars, kopecks). */
+  /**
+   * How the customer pays and the total in that currency's smallest unit (stars, kopecks): until
+   * the order is paid, the first rail offered; once paid, what was actually paid.
+   */
   currency: PaymentCurrency;
   amount?: number;
+  /** The price in Telegram Stars (set at quote time when `stars` is offered). */
+  starsAmount?: number;
+  /** The rail the order was paid on (absent before payment; old orders: derived from `currency`). */
+  rail?: Rail;
+  /**
+   * The payment's id, unique across rails: Telegram's charge id for Stars and provider invoices,
+   * `yookassa:<payment id>`, `cryptopay:<invoice id>`, `wallet:<order id>`.
+   */
   telegramChargeId?: string;
+  /** The payment's id at the provider (Telegram's provider charge id, a YooKassa payment id, a Crypto Pay invoice id). */
   providerChargeId?: string;
+  /** Payments started at YooKassa or Crypto Pay for this order (links shown to the customer). */
+  payments?: ProviderPayment[];
+  /** A payment page being made right now (one tap at a time); a stale one means a try that never recorded its answer. */
+  paymentStart?: { rail: ProviderRail; at: number };
+  /**
+   * A failed or rejected order paid on a rail that cannot give money back itself (a Telegram
+   * provider invoice, Crypto Pay) is credited to the wallet when the shop offered one at payment time.
+   */
+  refundToWallet?: boolean;
+  /** What the refund did at the provider (a YooKassa refund id), for tracing. */
+  refundRef?: string;
   /** Payments received for an order that was already paid (refunded for Stars, flagged for providers). */
   extraCharges?: ExtraCharge[];
   /** Last status read from the reseller. */
@@ -105,6 +128,22 @@ export interface ExtraCharge {
   currency: "XTR" | "RUB";
   amount: number;
   refund: RefundState;
+  /** The rail of this payment (absent on old records: Stars for XTR, a provider invoice for RUB). */
+  rail?: Rail;
+  refundToWallet?: boolean;
+}
+
+/** Rails whose payment is a link to the provider's page. */
+export type ProviderRail = "yookassa" | "cryptopay";
+
+/** A payment started at a provider for an order: its id there and the page the customer pays on. */
+export interface ProviderPayment {
+  rail: ProviderRail;
+  id: string;
+  url: string;
+  createdAt: number;
+  /** Set once the provider says it is over: paid (recorded as the order's payment or an extra) or cancelled. */
+  settled?: "paid" | "cancelled";
 }
 
 /** Operator alerts raised by the engine; the Notifier delivers them to every operator. */
@@ -174,8 +213,11 @@ export interface PaymentReceipt {
   userId: number;
   currency: "XTR" | "RUB";
   totalAmount: number;
+  /** The payment's id, unique across rails (see Order.telegramChargeId). */
   telegramChargeId: string;
   providerChargeId?: string;
+  /** Absent for Telegram payments: `stars` for XTR, `invoice` for RUB. */
+  rail?: Rail;
 }
 
 export interface Page<T> {
@@ -210,6 +252,35 @@ export interface OrdersApi {
     orderId: string,
     receipt: PaymentReceipt,
   ): Promise<{ outcome: "paid" | "duplicate" | "refunded_extra"; order: Order | null }>;
+  /**
+   * The customer's tap on a YooKassa or Crypto Pay button: the payment page's link, made once per
+   * order and rail (a second tap gets the same link; `busy` while the first is still being made).
+   * Throws the provider's error when the page could not be made.
+   */
+  startPayment(input: { orderId: string; userId: number; rail: ProviderRail; description: string }): Promise<
+    | { ok: true; url: string; paymentId: string }
+    | {
+        ok: false;
+        reason: "not_found" | "wrong_user" | "expired" | "not_quoted" | "unavailable" | "busy";
+        order?: Order;
+      }
+  >;
+  /**
+   * The customer's tap on "Pay from wallet": debits the price once (a double tap debits once) and
+   * marks the order paid. `insufficient` comes with the balance; nothing was debited.
+   */
+  payFromWallet(
+    orderId: string,
+    userId: number,
+  ): Promise<
+    | { ok: true; order: Order; balanceKopecks: number }
+    | {
+        ok: false;
+        reason: "not_found" | "wrong_user" | "expired" | "not_quoted" | "insufficient" | "unavailable";
+        order?: Order;
+        balanceKopecks?: number;
+      }
+  >;
   /** CHECKOUT=direct: confirm a quote (queues `pay`). `won` is false when it was already confirmed or is no longer quoted. */
   confirm(orderId: string, userId: number): Promise<{ won: boolean; order: Order | null }>;
   /** Cancels a quote the customer abandoned. */

@@ -17,7 +17,7 @@ describe("starting with a bad environment", () => {
       HTTP_PORT: "99999",
       BOT_MODE: "webhook",
       BOT_WEBHOOK_SECRET: BAD_BOT_SECRET,
-      CHECKOUT: "invoice",
+      CHECKOUT: "invoice,yookassa,cryptopay",
       PRODUCTS: "stars,caviar",
       LOG_LEVEL: "info",
     });
@@ -38,6 +38,9 @@ describe("starting with a bad environment", () => {
         "HTTP_PORT",
         "OPERATOR_IDS",
         "PAYMENT_PROVIDER_TOKEN",
+        "YOOKASSA_SHOP_ID",
+        "YOOKASSA_SECRET_KEY",
+        "CRYPTOPAY_TOKEN",
         "PRODUCTS",
         "PUBLIC_BASE_URL",
         "RESELLER_API_URL",
@@ -45,7 +48,9 @@ describe("starting with a bad environment", () => {
     );
     expect(stderr).toContain("BOT_TOKEN: is required");
     expect(stderr).toContain("BOT_WEBHOOK_URL: is required when BOT_MODE=webhook");
-    expect(stderr).toContain("PAYMENT_PROVIDER_TOKEN: is required when CHECKOUT=invoice");
+    expect(stderr).toContain("PAYMENT_PROVIDER_TOKEN: is required when CHECKOUT contains invoice");
+    expect(stderr).toContain("YOOKASSA_SECRET_KEY: is required when CHECKOUT contains yookassa");
+    expect(stderr).toContain("CRYPTOPAY_TOKEN: is required when CHECKOUT contains cryptopay");
     expect(stderr).toMatch(/OPERATOR_IDS: .*"alice"/);
     expect(stderr).toMatch(/HTTP_PORT: .*65535/);
     expect(stderr).toMatch(/PRODUCTS: .*caviar/);

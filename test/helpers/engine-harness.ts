@@ -110,7 +110,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
     retryBaseDelayMs: 10,
   });
   const engineConfig: EngineConfig = {
-    checkout: opts.checkout ?? "stars",
+    checkout: opts.checkout ?? ["stars"],
     priceMarkupPercent: 10,
     starPriceRub: 1.5,
     quoteTtlSeconds: 900,

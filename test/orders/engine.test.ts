@@ -147,7 +147,7 @@ describe("orders engine", () => {
   });
 
   it("flags a provider payment for a refund and alerts operators when delivery fails", async () => {
-    const hh = await harness({ checkout: "invoice" });
+    const hh = await harness({ checkout: ["invoice"] });
     hh.sandbox.setOutcome(() => ({ status: "failed", errorMessage: "Out of stock" }));
     const customer = newCustomer();
     const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
@@ -244,7 +244,7 @@ describe("orders engine", () => {
   });
 
   it("confirms a direct order once however often Confirm is pressed", async () => {
-    const hh = await harness({ checkout: "direct" });
+    const hh = await harness({ checkout: ["direct"] });
     const customer = newCustomer();
     const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
     const taps = await Promise.all(

@@ -64,7 +64,7 @@ async function mortalEngine(hh: EngineHarness, dieAt: string, leaseMs: number) {
     redis,
     reseller,
     notifier,
-    config: { checkout: "stars", resellerCallbackUrl: undefined },
+    config: { checkout: ["stars"], resellerCallbackUrl: undefined },
     leaseMs,
   });
   return { engine, isDead: () => dead, redis };

@@ -288,7 +288,7 @@ describe("operators over archived months", () => {
       notifier: h.notifier,
       logger: createLogger({ level: "silent", secrets: [] }, new Writable({ write: (_c, _e, cb) => cb() })),
       config: {
-        checkout: "stars",
+        checkout: ["stars"],
         priceMarkupPercent: 10,
         starPriceRub: 1.5,
         quoteTtlSeconds: 900,

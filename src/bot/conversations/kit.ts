@@ -236,10 +236,10 @@ export class FlowRun {
     return undefined;
   }
 
-  /** Customer price of a wholesale amount, in the checkout's currency (for pickers). */
+  /** Customer price of a wholesale amount, in the first rail's currency (for pickers). */
   price(wholesaleRub: number): string {
     const kopecks = customerPriceKopecks(rubToKopecks(wholesaleRub), this.deps.config.priceMarkupPercent);
-    if (this.deps.config.checkout === "stars")
+    if (this.deps.config.checkout[0] === "stars")
       return formatStars(starsForPrice(kopecks, this.deps.config.starPriceRub), this.locale);
     return formatRub(kopecks, this.locale);
   }
@@ -300,6 +300,7 @@ export class FlowRun {
           t,
           locale: this.locale,
           supportContact: deps.config.supportContact,
+          rails: deps.config.checkout,
         });
         const messageId = await this.show(card.text, card.keyboard);
         await conversation.external(async (octx) => {

@@ -2,16 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { I18n } from "@grammyjs/i18n";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
-import { isQuoteExpired } from "../../orders/lifecycle.js";
-import { OpenQuotesLimitError, type Order, type OrdersApi, type PaymentReceipt } from "../../orders/types.js";
+import { OpenQuotesLimitError, type OrdersApi, type PaymentReceipt } from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { shortId } from "../format/card.js";
-import { stripHtml } from "../format/html.js";
-import { describeItem } from "../format/item.js";
 import { renderOpenQuotes } from "../format/open-quotes.js";
 import { translator } from "../i18n.js";
-import { CB } from "../keyboards/callbacks.js";
-import { mayOrder } from "../keyboards/main-menu.js";
+import { CB, railOfCode } from "../keyboards/callbacks.js";
+import { payTap } from "./pay-rails.js";
 import { answerQuietly, localeOf, showCard, tOf } from "./shared.js";
 
 /** pre_checkout_query must be answered within 10 s; the order check gets at most this long. */
@@ -62,46 +59,16 @@ const recorded = new WeakMap<Message, MarkPaidResult>();
 export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
   const c = new Composer<BotContext>();
 
-  c.callbackQuery(new RegExp(`^${CB.pay}${ID}$`), async (ctx) => {
-    const { orders, config } = ctx.deps;
-    const orderId = ctx.match[1] ?? "";
-    const userId = ctx.from.id;
-    const order = await orders.get(orderId);
-    if (!order || order.customer.userId !== userId) return answerQuietly(ctx, ctx.t("pay-not-found"), true);
-    if (isQuoteExpired(order, Date.now())) {
-      await answerQuietly(ctx, ctx.t("pay-expired"), true);
-      await offerRequote(ctx, order);
-      return;
-    }
-    if (order.state !== "quoted") {
-      return answerQuietly(ctx, ctx.t("pay-not-quoted", { status: ctx.t(`status-${order.state}`) }), true);
-    }
-    if (order.currency === "NONE") {
-      if (!mayOrder(config, userId)) return answerQuietly(ctx, ctx.t("shop-closed"), true);
-      const r = await orders.confirm(orderId, userId);
-      await answerQuietly(ctx, r.won ? ctx.t("confirm-ok") : ctx.t("confirm-already"));
-      if (r.won && r.order) await showCard(ctx, r.order, ctx.callbackQuery.message?.message_id);
-      return;
-    }
-    await answerQuietly(ctx);
-    const locale = await localeOf(ctx);
-    const item = stripHtml(describeItem(order.item, tOf(ctx), locale));
-    const title = ctx.t("invoice-title", { id: shortId(order.id) }).slice(0, 32);
-    const description = ctx
-      .t("invoice-description", { item, recipient: order.item.recipient ? `@${order.item.recipient}` : "—" })
-      .slice(0, 255);
-    const amount = order.amount ?? 0;
-    // Stars need no payment provider; roubles go through PAYMENT_PROVIDER_TOKEN's.
-    const stars = order.currency === "XTR";
-    await ctx.api.sendInvoice(
-      order.customer.chatId,
-      title,
-      description,
-      order.id,
-      stars ? "XTR" : "RUB",
-      [{ label: title, amount }],
-      { provider_token: stars ? "" : (config.paymentProviderToken ?? "") },
-    );
+  // The card's one button when CHECKOUT offers one rail (and cards shown before there were several).
+  c.callbackQuery(new RegExp(`^${CB.pay}${ID}$`), (ctx) => {
+    const first = ctx.deps.config.checkout[0] ?? "stars";
+    return payTap(ctx, ctx.match[1] ?? "", first);
+  });
+
+  c.callbackQuery(new RegExp(`^${CB.payRail}([a-z]):${ID}$`), (ctx) => {
+    const rail = railOfCode(ctx.match[1] ?? "");
+    if (!rail) return answerQuietly(ctx, ctx.t("pay-rail-unavailable"), true);
+    return payTap(ctx, ctx.match[2] ?? "", rail);
   });
 
   c.callbackQuery(new RegExp(`^${CB.cancel}${ID}$`), async (ctx) => {
@@ -222,11 +189,4 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
   });
 
   return c;
-}
-
-async function offerRequote(ctx: BotContext, order: Order): Promise<void> {
-  await ctx.reply(ctx.t("quote-expired-offer"), {
-    parse_mode: "HTML",
-    reply_markup: new InlineKeyboard().text(ctx.t("btn-requote"), CB.requote + order.id),
-  });
 }

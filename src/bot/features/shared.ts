@@ -29,7 +29,12 @@ export async function showCard(
   editMessageId?: number,
 ): Promise<number | undefined> {
   const locale = await localeOf(ctx);
-  const card = renderCard(order, { t: tOf(ctx), locale, supportContact: ctx.deps.config.supportContact });
+  const card = renderCard(order, {
+    t: tOf(ctx),
+    locale,
+    supportContact: ctx.deps.config.supportContact,
+    rails: ctx.deps.config.checkout,
+  });
   const other = { parse_mode: "HTML" as const, reply_markup: card.keyboard ?? { inline_keyboard: [] } };
   if (editMessageId !== undefined) {
     try {

@@ -1,8 +1,10 @@
 import { InlineKeyboard } from "grammy";
-import type { Locale } from "../../config.js";
+import type { Locale, Rail } from "../../config.js";
+import { priceIn } from "../../orders/checkout.js";
+import { refundRoute } from "../../orders/rails.js";
 import type { Order, OrderState } from "../../orders/types.js";
 import type { Translate } from "../context.js";
-import { CB } from "../keyboards/callbacks.js";
+import { CB, type PayRail, RAIL_CODES } from "../keyboards/callbacks.js";
 import { escapeHtml } from "./html.js";
 import { describeItem, describeRecipient } from "./item.js";
 import { formatRub, formatStars } from "./money.js";
@@ -17,6 +19,8 @@ export interface FormatOptions {
   locale: Locale;
   /** SUPPORT_CONTACT, shown where a customer may need a person. */
   supportContact?: string;
+  /** CHECKOUT: the rails a quoted card offers, in order (default: the order's own currency). */
+  rails?: readonly Rail[];
 }
 
 /** Short human reference of an order: the first 8 characters of its id. */
@@ -32,6 +36,12 @@ export function formatOrderPrice(order: Order, locale: Locale): string {
   return rub;
 }
 
+/** The price on one rail, in its unit: Stars for `stars`, roubles otherwise. */
+export function formatRailPrice(order: Order, rail: PayRail, locale: Locale): string {
+  if (rail === "stars") return formatStars(priceIn(order, "XTR") ?? 0, locale);
+  return formatRub(priceIn(order, "RUB") ?? 0, locale);
+}
+
 /** Status word(s) of an order for lists. */
 export function statusLabel(state: OrderState, t: Translate): string {
   return t(`status-${state}`);
@@ -41,6 +51,12 @@ export function statusLabel(state: OrderState, t: Translate): string {
 export function refundLine(order: Order, opts: FormatOptions): string {
   const { t, locale } = opts;
   const support = opts.supportContact ? escapeHtml(opts.supportContact) : "";
+  const route = refundRoute(order);
+  if (route === "wallet" || route === "yookassa") {
+    const amount = formatRub(order.amount ?? order.priceKopecks ?? 0, locale);
+    const key = route === "wallet" ? "refund-wallet" : "refund-card";
+    return t(order.refund === "done" ? `${key}-done` : `${key}-auto`, { amount });
+  }
   if (order.currency === "XTR") {
     const stars = order.amount ?? 0;
     return order.refund === "done" ? t("refund-stars-done", { stars }) : t("refund-stars-auto", { stars });
@@ -101,7 +117,20 @@ export function renderCard(order: Order, opts: FormatOptions): Rendered {
   lines.push("", ...stateLines(order, opts));
 
   let keyboard: InlineKeyboard | undefined;
-  if (order.state === "quoted") {
+  const payRails = (opts.rails ?? []).filter((r): r is PayRail => r !== "direct");
+  if (order.state === "quoted" && payRails.length > 1) {
+    // One button per rail, each with the price in its own unit.
+    keyboard = new InlineKeyboard();
+    for (const rail of payRails) {
+      keyboard
+        .text(
+          t(`btn-pay-${rail}`, { price: formatRailPrice(order, rail, locale) }),
+          `${CB.payRail}${RAIL_CODES[rail]}:${order.id}`,
+        )
+        .row();
+    }
+    keyboard.text(t("btn-cancel"), CB.cancel + order.id);
+  } else if (order.state === "quoted") {
     const payLabel =
       order.currency === "NONE"
         ? t("btn-confirm")

@@ -42,7 +42,7 @@ export async function startBotHarness(
   });
   const redis = new Redis(config.redisUrl);
   const currency: PaymentCurrency =
-    config.checkout === "stars" ? "XTR" : config.checkout === "invoice" ? "RUB" : "NONE";
+    config.checkout[0] === "stars" ? "XTR" : config.checkout[0] === "invoice" ? "RUB" : "NONE";
   const orders = new FakeOrders(currency);
   const catalog = fakeCatalog();
   const logger = createLogger({ level: "silent" });

@@ -98,6 +98,15 @@ export class FakeOrders implements OrdersApi {
     return { won: true, order };
   }
 
+  /** Provider and wallet rails are exercised end to end over the real engine (test/e2e/checkout-*.test.ts). */
+  async startPayment(input: { orderId: string }) {
+    return { ok: false as const, reason: "unavailable" as const, order: this.orders.get(input.orderId) };
+  }
+
+  async payFromWallet(orderId: string) {
+    return { ok: false as const, reason: "unavailable" as const, order: this.orders.get(orderId) };
+  }
+
   async cancel(orderId: string, userId: number) {
     const order = this.orders.get(orderId) ?? null;
     if (order?.state !== "quoted" || order.customer.userId !== userId) return { won: false, order };

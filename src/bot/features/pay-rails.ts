@@ -1,0 +1,139 @@
+import { InlineKeyboard } from "grammy";
+import { isQuoteExpired } from "../../orders/lifecycle.js";
+import type { Order } from "../../orders/types.js";
+import type { BotContext } from "../context.js";
+import { shortId } from "../format/card.js";
+import { stripHtml } from "../format/html.js";
+import { describeItem } from "../format/item.js";
+import { formatRub } from "../format/money.js";
+import { CB, type PayRail } from "../keyboards/callbacks.js";
+import { mayOrder } from "../keyboards/main-menu.js";
+import { answerQuietly, localeOf, showCard, tOf } from "./shared.js";
+
+/**
+ * A tap on an order card's pay button, on one rail: a Telegram invoice (Stars or a provider in
+ * roubles), a link to YooKassa's or Crypto Pay's page, a one-tap payment from the wallet, or the
+ * Confirm of direct checkout. The callback is answered first and at once.
+ */
+export async function payTap(ctx: BotContext, orderId: string, rail: PayRail | "direct"): Promise<void> {
+  const { orders, config } = ctx.deps;
+  const userId = ctx.from?.id ?? 0;
+  const order = await orders.get(orderId);
+  if (!order || order.customer.userId !== userId) return answerQuietly(ctx, ctx.t("pay-not-found"), true);
+  if (isQuoteExpired(order, Date.now())) {
+    await answerQuietly(ctx, ctx.t("pay-expired"), true);
+    await offerRequote(ctx, order);
+    return;
+  }
+  if (order.state !== "quoted") {
+    return answerQuietly(ctx, ctx.t("pay-not-quoted", { status: ctx.t(`status-${order.state}`) }), true);
+  }
+  if (rail !== "direct" && !config.checkout.includes(rail)) {
+    return answerQuietly(ctx, ctx.t("pay-rail-unavailable"), true);
+  }
+  switch (rail) {
+    case "direct": {
+      if (!mayOrder(config, userId)) return answerQuietly(ctx, ctx.t("shop-closed"), true);
+      const r = await orders.confirm(orderId, userId);
+      await answerQuietly(ctx, r.won ? ctx.t("confirm-ok") : ctx.t("confirm-already"));
+      if (r.won && r.order) await showCard(ctx, r.order, ctx.callbackQuery?.message?.message_id);
+      return;
+    }
+    case "stars":
+    case "invoice":
+      await answerQuietly(ctx);
+      return sendTelegramInvoice(ctx, order, rail);
+    case "yookassa":
+    case "cryptopay":
+      return sendPaymentLink(ctx, order, rail);
+    case "wallet":
+      return payFromWallet(ctx, order);
+  }
+}
+
+/** What the customer buys, in one line for an invoice or a provider's page. */
+async function itemLine(ctx: BotContext, order: Order): Promise<string> {
+  return stripHtml(describeItem(order.item, tOf(ctx), await localeOf(ctx)));
+}
+
+async function sendTelegramInvoice(ctx: BotContext, order: Order, rail: "stars" | "invoice"): Promise<void> {
+  const item = await itemLine(ctx, order);
+  const title = ctx.t("invoice-title", { id: shortId(order.id) }).slice(0, 32);
+  const description = ctx
+    .t("invoice-description", { item, recipient: order.item.recipient ? `@${order.item.recipient}` : "—" })
+    .slice(0, 255);
+  // Stars need no payment provider; roubles go through PAYMENT_PROVIDER_TOKEN's.
+  const stars = rail === "stars";
+  const amount = (stars ? (order.starsAmount ?? order.amount) : order.priceKopecks) ?? 0;
+  await ctx.api.sendInvoice(
+    order.customer.chatId,
+    title,
+    description,
+    order.id,
+    stars ? "XTR" : "RUB",
+    [{ label: title, amount }],
+    { provider_token: stars ? "" : (ctx.deps.config.paymentProviderToken ?? "") },
+  );
+}
+
+async function sendPaymentLink(ctx: BotContext, order: Order, rail: "yookassa" | "cryptopay"): Promise<void> {
+  const { orders, logger } = ctx.deps;
+  const item = await itemLine(ctx, order);
+  const description = `${ctx.t("invoice-title", { id: shortId(order.id) })} — ${item}`;
+  let r: Awaited<ReturnType<typeof orders.startPayment>>;
+  try {
+    r = await orders.startPayment({ orderId: order.id, userId: order.customer.userId, rail, description });
+  } catch (err) {
+    logger.warn({ err, orderId: order.id, rail }, "payment link could not be made");
+    return answerQuietly(ctx, ctx.t("pay-link-failed"), true);
+  }
+  if (!r.ok) {
+    if (r.reason === "busy") return answerQuietly(ctx, ctx.t("pay-link-busy"));
+    if (r.reason === "expired") return answerQuietly(ctx, ctx.t("pay-expired"), true);
+    if (r.reason === "unavailable") return answerQuietly(ctx, ctx.t("pay-rail-unavailable"), true);
+    return answerQuietly(ctx, ctx.t("pay-not-found"), true);
+  }
+  await answerQuietly(ctx);
+  const price = formatRub(order.priceKopecks ?? 0, await localeOf(ctx));
+  await ctx.reply(ctx.t(`pay-link-${rail}`, { price, id: shortId(order.id) }), {
+    parse_mode: "HTML",
+    reply_markup: new InlineKeyboard().url(ctx.t(`btn-open-${rail}`, { price }), r.url),
+  });
+}
+
+async function payFromWallet(ctx: BotContext, order: Order): Promise<void> {
+  const r = await ctx.deps.orders.payFromWallet(order.id, order.customer.userId);
+  const locale = await localeOf(ctx);
+  if (r.ok) {
+    await answerQuietly(ctx, ctx.t("wallet-paid", { balance: formatRub(r.balanceKopecks, locale) }));
+    if (ctx.session.lastQuoteId === order.id) ctx.session.lastQuoteId = undefined;
+    const messageId = await showCard(
+      ctx,
+      r.order,
+      r.order.cardMessageId ?? ctx.callbackQuery?.message?.message_id,
+    );
+    if (messageId !== undefined && messageId !== r.order.cardMessageId) {
+      await ctx.deps.orders.setCardMessage(r.order.id, messageId);
+    }
+    return;
+  }
+  if (r.reason === "insufficient") {
+    const text = ctx.t("wallet-insufficient", {
+      balance: formatRub(r.balanceKopecks ?? 0, locale),
+      price: formatRub(order.priceKopecks ?? 0, locale),
+    });
+    return answerQuietly(ctx, text, true);
+  }
+  if (r.reason === "expired") return answerQuietly(ctx, ctx.t("pay-expired"), true);
+  if (r.reason === "not_quoted" && r.order) {
+    return answerQuietly(ctx, ctx.t("pay-not-quoted", { status: ctx.t(`status-${r.order.state}`) }), true);
+  }
+  return answerQuietly(ctx, ctx.t("pay-rail-unavailable"), true);
+}
+
+export async function offerRequote(ctx: BotContext, order: Order): Promise<void> {
+  await ctx.reply(ctx.t("quote-expired-offer"), {
+    parse_mode: "HTML",
+    reply_markup: new InlineKeyboard().text(ctx.t("btn-requote"), CB.requote + order.id),
+  });
+}
