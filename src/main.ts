@@ -21,6 +21,7 @@ import type { OutgoingPace } from "./outgoing/queue.js";
 import { connectRedis, isReplicated, type RedisClient } from "./redis/connect.js";
 import { ReplicaWait } from "./redis/replica-wait.js";
 import { createResellerClient } from "./reseller/client.js";
+import { WalletLedger } from "./wallet/ledger.js";
 
 export interface App {
   config: Config;
@@ -72,10 +73,16 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   configureApi(notifierApi, { metrics });
   const notifier = createNotifier({ api: notifierApi, config, logger, redis });
 
+  const replicaWait = isReplicated(config) ? new ReplicaWait(redis, logger) : undefined;
+  // The customers' wallets, when the shop offers paying from one.
+  const wallet = config.checkout.includes("wallet")
+    ? new WalletLedger(redis, config.redisPrefix, { replicaWait })
+    : undefined;
+
   orders = createOrdersEngine({
     redis,
     prefix: config.redisPrefix,
-    replicaWait: isReplicated(config) ? new ReplicaWait(redis, logger) : undefined,
+    replicaWait,
     reseller,
     notifier,
     logger,
@@ -92,7 +99,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   const ordersService = orders;
 
   const bot = createBot(
-    { config, logger, redis, orders: ordersService, reseller, catalog, metrics },
+    { config, logger, redis, orders: ordersService, reseller, catalog, metrics, wallet },
     { transport },
   );
   const intake =

@@ -9,6 +9,7 @@ import type { Metrics } from "../metrics.js";
 import type { OrdersApi } from "../orders/types.js";
 import type { RedisClient } from "../redis/connect.js";
 import type { ResellerClient } from "../reseller/types.js";
+import type { WalletLedger } from "../wallet/ledger.js";
 
 /** What the bot needs from the rest of the application (built by src/main.ts). */
 export interface BotDeps {
@@ -21,6 +22,8 @@ export interface BotDeps {
   catalog: CatalogService;
   /** Prometheus metrics (Telegram 429s are counted) when the application has them. */
   metrics?: Metrics;
+  /** The customers' wallets; present only when the shop offers the wallet (CHECKOUT lists `wallet`). */
+  wallet?: WalletLedger;
 }
 
 /** Per-chat data kept in Redis between updates. */
@@ -34,7 +37,26 @@ export interface SessionData {
    * session so that one read and at most one write per update serve both.
    */
   __flows?: unknown;
+  /** A typed answer the wallet screens wait for (see features/wallet.ts), when one does. */
+  walletInput?: WalletInput;
 }
+
+/**
+ * What the next text message in the chat answers, for the wallet's few typed questions (kept in
+ * the session so it survives a restart and reaches any process):
+ * - `topup`: a customer's own top-up amount in whole roubles;
+ * - `adjust-amount`, `adjust-note`: an operator's correction of customer `userId`, step by step;
+ * - `adjust-confirm`: shown for confirmation; `ref` was fixed then, so a repeated Confirm applies once.
+ * `at` is when the question was asked: an answer after {@link WALLET_INPUT_TTL_MS} is not taken.
+ */
+export type WalletInput =
+  | { ask: "topup"; at: number }
+  | { ask: "adjust-amount"; at: number; userId: number }
+  | { ask: "adjust-note"; at: number; userId: number; amountKopecks: number }
+  | { ask: "adjust-confirm"; at: number; userId: number; amountKopecks: number; note: string; ref: string };
+
+/** A wallet question waits this long for its typed answer. */
+export const WALLET_INPUT_TTL_MS = 3600 * 1000;
 
 interface Extras {
   deps: BotDeps;
