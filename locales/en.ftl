@@ -4,6 +4,8 @@ cmd-start = start
     .description = Main menu: choose what to buy
 cmd-orders = orders
     .description = My orders
+cmd-wallet = wallet
+    .description = My wallet: balance and top-up
 cmd-language = language
     .description = Change the language
 cmd-cancel = cancel
@@ -247,6 +249,41 @@ final-truncated = … (shortened; ask support for the rest)
 
 orders-empty = 📦 You have no orders yet. /start to buy something.
 orders-title = 📦 <b>Your orders</b> ({ $from }–{ $to } of { $total })
+
+## Wallet
+
+wallet-not-offered = 👛 The wallet is not available in this shop. You pay for each order on its card.
+wallet-private-only = 👛 The wallet is shown only in a private chat with the bot.
+wallet-title = 👛 <b>Your wallet</b>
+wallet-balance = Balance: <b>{ $balance }</b>
+wallet-empty = No top-ups or payments yet.
+wallet-past-end = No more entries here.
+wallet-entries = Entries { $from }–{ $to } of { $total }:
+wallet-reason-topup = top-up
+wallet-reason-order = order #{ $id }
+wallet-reason-refund = refund for order #{ $id }
+wallet-reason-referral = referral bonus
+wallet-reason-adjustment = correction by the shop: { $note }
+wallet-btn-topup = ➕ Top up
+wallet-btn-newer = ‹ Newer
+wallet-btn-older = Older ›
+wallet-btn-other = ✏️ Other amount
+wallet-topup-ask = ➕ <b>How much to top up?</b>
+    Pick an amount or tap “Other amount”.
+wallet-topup-other = ✏️ <b>How much to top up?</b>
+    Send a whole number of roubles from { $min } to { $max }.
+wallet-topup-rails = ➕ <b>Top up by { $amount }</b>
+    Choose how to pay.
+wallet-topup-no-rails = The shop takes no payments for top-ups right now.
+wallet-rail-button = { $rail } — { $price }
+
+## Payment rails (buttons on order cards and top-ups)
+
+rail-stars = ⭐ Stars
+rail-invoice = 🧾 Telegram payment
+rail-yookassa = 💳 Card or SBP
+rail-cryptopay = 🪙 Crypto
+rail-wallet = 👛 Wallet
 
 ## Language
 

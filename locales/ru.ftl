@@ -4,6 +4,8 @@ cmd-start = start
     .description = Главное меню: выбрать покупку
 cmd-orders = orders
     .description = Мои заказы
+cmd-wallet = wallet
+    .description = Мой кошелёк: баланс и пополнение
 cmd-language = language
     .description = Сменить язык
 cmd-cancel = cancel
@@ -252,6 +254,41 @@ final-truncated = … (сокращено; остальное — у подде�
 
 orders-empty = 📦 У вас пока нет заказов. /start — чтобы что-нибудь купить.
 orders-title = 📦 <b>Ваши заказы</b> ({ $from }–{ $to } из { $total })
+
+## Wallet
+
+wallet-not-offered = 👛 В этом магазине нет кошелька. Каждый заказ оплачивается на его карточке.
+wallet-private-only = 👛 Кошелёк показывается только в личном чате с ботом.
+wallet-title = 👛 <b>Ваш кошелёк</b>
+wallet-balance = Баланс: <b>{ $balance }</b>
+wallet-empty = Пополнений и списаний пока не было.
+wallet-past-end = Здесь записей больше нет.
+wallet-entries = Записи { $from }–{ $to } из { $total }:
+wallet-reason-topup = пополнение
+wallet-reason-order = заказ #{ $id }
+wallet-reason-refund = возврат за заказ #{ $id }
+wallet-reason-referral = реферальный бонус
+wallet-reason-adjustment = поправка магазина: { $note }
+wallet-btn-topup = ➕ Пополнить
+wallet-btn-newer = ‹ Новее
+wallet-btn-older = Старше ›
+wallet-btn-other = ✏️ Другая сумма
+wallet-topup-ask = ➕ <b>На сколько пополнить?</b>
+    Выберите сумму или нажмите «Другая сумма».
+wallet-topup-other = ✏️ <b>На сколько пополнить?</b>
+    Пришлите целое число рублей от { $min } до { $max }.
+wallet-topup-rails = ➕ <b>Пополнение на { $amount }</b>
+    Выберите способ оплаты.
+wallet-topup-no-rails = Сейчас магазин не принимает оплату пополнений.
+wallet-rail-button = { $rail } — { $price }
+
+## Payment rails (buttons on order cards and top-ups)
+
+rail-stars = ⭐ Звёзды
+rail-invoice = 🧾 Оплата в Telegram
+rail-yookassa = 💳 Карта или СБП
+rail-cryptopay = 🪙 Криптовалюта
+rail-wallet = 👛 Кошелёк
 
 ## Language
 

@@ -168,3 +168,37 @@ op-alert-extra-charge = Payment { $amount } · <code>{ $id }</code> · refund { 
 op-alert-duplicate-todo = What to do: Stars are refunded automatically; a provider payment, or a Stars refund that failed, must be refunded by hand.
 op-alert-duplicate-unknown = 💳 <b>Payment for an unknown order.</b> The bot has no order with this id.
 op-alert-duplicate-unknown-todo = What to do: Stars were refunded automatically; refund a provider payment by hand.
+
+## /wallet <user id>: a customer's wallet and corrections
+cmd-op-wallet = wallet
+    .description = Operator: a customer's wallet (/wallet <user id>)
+op-wallet-usage = Send <code>/wallet</code> and the customer's Telegram user id: <code>/wallet 123456789</code>. Without an id it shows your own wallet.
+op-wallet-not-offered = 👛 The wallet is not offered in this shop (CHECKOUT does not list <code>wallet</code>).
+op-wallet-title = 👛 <b>Wallet of customer</b> <code>{ $user }</code>
+op-wallet-balance = Balance: <b>{ $balance }</b>
+op-wallet-empty = No entries.
+op-wallet-entries = Entries { $from }–{ $to } of { $total } (dates UTC):
+op-wallet-by = by <code>{ $operator }</code>
+op-wallet-btn-adjust = ✏️ Adjust
+op-wallet-btn-confirm = ✅ Confirm
+op-wallet-btn-cancel = ✖️ Cancel
+op-wallet-ask-amount = ✏️ <b>Correct the wallet of</b> <code>{ $user }</code>
+    Balance: { $balance }.
+    Send the signed amount in roubles: <code>+150</code> credits, <code>-20.50</code> debits.
+op-wallet-ask-note = ✏️ <b>{ $amount }</b> for <code>{ $user }</code>.
+    Send the reason, at most { $max } characters. The customer sees it.
+op-wallet-confirm = ❓ <b>Apply this correction?</b>
+    Customer: <code>{ $user }</code>
+    Amount: <b>{ $amount }</b>
+    Reason: { $note }
+    Balance now: { $balance }
+op-wallet-rule-amount = Send a signed amount in roubles, not zero, at most 1 000 000, with at most two decimals: <code>+150</code>, <code>-20.50</code>.
+op-wallet-rule-note = A reason is required: one line of at most 200 characters.
+op-wallet-insufficient = ⛔ Refused: the balance is { $balance }, so { $amount } cannot be taken. Nothing changed.
+op-wallet-limit = ⛔ Refused: the balance would go over the wallet's limit. Nothing changed.
+op-wallet-conflict = ⛔ Refused: this correction's reference was used for something else. Nothing changed; start again.
+op-wallet-done = ✅ Applied: { $amount }. Balance: { $balance }.
+op-wallet-already-done = This correction was already applied ({ $amount }). Balance: { $balance }.
+op-wallet-already = This correction was already applied.
+op-wallet-outdated = This confirmation is no longer active.
+op-wallet-cancelled = ✖️ Correction cancelled. Nothing changed.

@@ -168,3 +168,37 @@ op-alert-extra-charge = Платёж { $amount } · <code>{ $id }</code> · во
 op-alert-duplicate-todo = Что делать: звёзды возвращаются автоматически; платёж через провайдера или неудавшийся возврат звёзд нужно вернуть вручную.
 op-alert-duplicate-unknown = 💳 <b>Платёж за неизвестный заказ.</b> Заказа с таким id у бота нет.
 op-alert-duplicate-unknown-todo = Что делать: звёзды возвращены автоматически; платёж через провайдера верните вручную.
+
+## /wallet <id пользователя>: кошелёк покупателя и поправки
+cmd-op-wallet = wallet
+    .description = Оператор: кошелёк покупателя (/wallet <id пользователя>)
+op-wallet-usage = Пришлите <code>/wallet</code> и Telegram id покупателя: <code>/wallet 123456789</code>. Без id показывается ваш собственный кошелёк.
+op-wallet-not-offered = 👛 В этом магазине нет кошелька (в CHECKOUT нет <code>wallet</code>).
+op-wallet-title = 👛 <b>Кошелёк покупателя</b> <code>{ $user }</code>
+op-wallet-balance = Баланс: <b>{ $balance }</b>
+op-wallet-empty = Записей нет.
+op-wallet-entries = Записи { $from }–{ $to } из { $total } (даты UTC):
+op-wallet-by = внёс <code>{ $operator }</code>
+op-wallet-btn-adjust = ✏️ Поправить
+op-wallet-btn-confirm = ✅ Подтвердить
+op-wallet-btn-cancel = ✖️ Отмена
+op-wallet-ask-amount = ✏️ <b>Поправка кошелька</b> <code>{ $user }</code>
+    Баланс: { $balance }.
+    Пришлите сумму в рублях со знаком: <code>+150</code> — зачислить, <code>-20.50</code> — списать.
+op-wallet-ask-note = ✏️ <b>{ $amount }</b> для <code>{ $user }</code>.
+    Пришлите причину, не длиннее { $max } символов. Покупатель её увидит.
+op-wallet-confirm = ❓ <b>Провести поправку?</b>
+    Покупатель: <code>{ $user }</code>
+    Сумма: <b>{ $amount }</b>
+    Причина: { $note }
+    Баланс сейчас: { $balance }
+op-wallet-rule-amount = Пришлите сумму в рублях со знаком, не ноль, не больше 1 000 000, не больше двух знаков после запятой: <code>+150</code>, <code>-20.50</code>.
+op-wallet-rule-note = Причина обязательна: одна строка, не длиннее 200 символов.
+op-wallet-insufficient = ⛔ Отказано: баланс { $balance }, списать { $amount } нельзя. Ничего не изменилось.
+op-wallet-limit = ⛔ Отказано: баланс превысил бы предел кошелька. Ничего не изменилось.
+op-wallet-conflict = ⛔ Отказано: номер этой поправки уже использован для другой операции. Ничего не изменилось; начните заново.
+op-wallet-done = ✅ Проведено: { $amount }. Баланс: { $balance }.
+op-wallet-already-done = Эта поправка уже проведена ({ $amount }). Баланс: { $balance }.
+op-wallet-already = Эта поправка уже проведена.
+op-wallet-outdated = Это подтверждение больше не действует.
+op-wallet-cancelled = ✖️ Поправка отменена. Ничего не изменилось.

@@ -7,17 +7,39 @@ import type { Logger } from "../logger.js";
 import type { BotContext } from "./context.js";
 import { describeError } from "./telegram-errors.js";
 
-export const CUSTOMER_COMMANDS = ["start", "orders", "language", "cancel", "help", "paysupport"] as const;
-/** Implemented by the operator feature; listed only in operators' chats. */
-export const OPERATOR_COMMANDS = ["balance", "orders", "order", "stats"] as const;
+/**
+ * Handled everywhere (and they leave a flow in progress). `wallet` answers in every shop, but is
+ * listed in Telegram's command menu only where the wallet is offered: a customer picks commands
+ * from that menu, and one that only says "not available here" would be a dead end there.
+ */
+export const CUSTOMER_COMMANDS = [
+  "start",
+  "orders",
+  "wallet",
+  "language",
+  "cancel",
+  "help",
+  "paysupport",
+] as const;
+/** Implemented by the operator features; listed only in operators' chats. */
+export const OPERATOR_COMMANDS = ["balance", "orders", "order", "stats", "wallet"] as const;
 
-export function commandList(i18n: I18n<BotContext>, locale: Locale, operator: boolean): BotCommand[] {
-  const list: BotCommand[] = CUSTOMER_COMMANDS.map((c) => ({
+/** Commands listed only when the wallet is offered. */
+const WALLET_COMMANDS: readonly string[] = ["wallet"];
+
+export function commandList(
+  i18n: I18n<BotContext>,
+  locale: Locale,
+  operator: boolean,
+  walletOffered = false,
+): BotCommand[] {
+  const listed = (c: string) => walletOffered || !WALLET_COMMANDS.includes(c);
+  const list: BotCommand[] = CUSTOMER_COMMANDS.filter(listed).map((c) => ({
     command: c,
     description: i18n.t(locale, `cmd-${c}.description`),
   }));
   if (operator) {
-    for (const c of OPERATOR_COMMANDS) {
+    for (const c of OPERATOR_COMMANDS.filter(listed)) {
       const entry = { command: c, description: i18n.t(locale, `cmd-op-${c}.description`) };
       const at = list.findIndex((x) => x.command === c);
       if (at >= 0) list[at] = entry;
@@ -34,20 +56,21 @@ export function commandList(i18n: I18n<BotContext>, locale: Locale, operator: bo
 export async function registerCommands(
   api: Api,
   i18n: I18n<BotContext>,
-  config: Pick<Config, "defaultLocale" | "operatorIds">,
+  config: Pick<Config, "defaultLocale" | "operatorIds" | "checkout">,
   logger: Logger,
 ): Promise<void> {
-  await api.setMyCommands(commandList(i18n, config.defaultLocale, false));
+  const wallet = config.checkout.includes("wallet");
+  await api.setMyCommands(commandList(i18n, config.defaultLocale, false, wallet));
   for (const locale of LOCALES) {
-    await api.setMyCommands(commandList(i18n, locale, false), { language_code: locale });
+    await api.setMyCommands(commandList(i18n, locale, false, wallet), { language_code: locale });
   }
   for (const chatId of config.operatorIds) {
     try {
-      await api.setMyCommands(commandList(i18n, config.defaultLocale, true), {
+      await api.setMyCommands(commandList(i18n, config.defaultLocale, true, wallet), {
         scope: { type: "chat", chat_id: chatId },
       });
       for (const locale of LOCALES) {
-        await api.setMyCommands(commandList(i18n, locale, true), {
+        await api.setMyCommands(commandList(i18n, locale, true, wallet), {
           scope: { type: "chat", chat_id: chatId },
           language_code: locale,
         });

@@ -37,7 +37,26 @@ export interface SessionData {
    * session so that one read and at most one write per update serve both.
    */
   __flows?: unknown;
+  /** A typed answer the wallet screens wait for (see features/wallet.ts), when one does. */
+  walletInput?: WalletInput;
 }
+
+/**
+ * What the next text message in the chat answers, for the wallet's few typed questions (kept in
+ * the session so it survives a restart and reaches any process):
+ * - `topup`: a customer's own top-up amount in whole roubles;
+ * - `adjust-amount`, `adjust-note`: an operator's correction of customer `userId`, step by step;
+ * - `adjust-confirm`: shown for confirmation; `ref` was fixed then, so a repeated Confirm applies once.
+ * `at` is when the question was asked: an answer after {@link WALLET_INPUT_TTL_MS} is not taken.
+ */
+export type WalletInput =
+  | { ask: "topup"; at: number }
+  | { ask: "adjust-amount"; at: number; userId: number }
+  | { ask: "adjust-note"; at: number; userId: number; amountKopecks: number }
+  | { ask: "adjust-confirm"; at: number; userId: number; amountKopecks: number; note: string; ref: string };
+
+/** A wallet question waits this long for its typed answer. */
+export const WALLET_INPUT_TTL_MS = 3600 * 1000;
 
 interface Extras {
   deps: BotDeps;

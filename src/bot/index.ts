@@ -29,6 +29,8 @@ import { createOperatorFeature } from "./features/operator.js";
 import { paymentsFeature } from "./features/payments.js";
 import { startFeature } from "./features/start.js";
 import { unhandledFeature } from "./features/unhandled.js";
+import { forgetWalletInput, walletFeature } from "./features/wallet.js";
+import { walletOperatorFeature } from "./features/wallet-operator.js";
 import { createI18n, supportedLocale, translator } from "./i18n.js";
 import { recordPolledPayments, trackUpdates } from "./lifecycle.js";
 import { createLanguageMenu } from "./menus/language.js";
@@ -120,6 +122,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     }),
   );
   guarded.use(i18n.middleware());
+  guarded.use(forgetWalletInput);
   // Flows live in chats: updates without one (pre-checkout queries) skip the flow state entirely.
   const inChat = (ctx: BotContext) => ctx.chatId !== undefined;
   guarded.filter(
@@ -184,6 +187,8 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   const languageMenu = createLanguageMenu();
   guarded.use(languageMenu);
 
+  guarded.use(walletOperatorFeature({ config, logger }));
+  guarded.use(walletFeature());
   guarded.use(startFeature());
   guarded.use(paymentsFeature(i18n));
   guarded.use(myOrdersFeature());

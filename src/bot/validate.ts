@@ -77,6 +77,42 @@ export const LIMITS = {
   stars: { min: 50, max: 1_000_000 },
   steam: { min: 50, max: 50_000 },
   gameQuantity: { min: 1, max: 10 },
+  /** A wallet top-up, in whole roubles. */
+  topUpRub: { min: 10, max: 100_000 },
 } as const;
+
+/** The top-up amounts offered as buttons, in roubles. */
+export const TOP_UP_PRESETS_RUB = [100, 300, 500, 1000, 3000] as const;
+
+/** The longest reason an operator may give for a wallet correction. */
+export const ADJUST_NOTE_MAX = 200;
+
+/**
+ * An operator's signed correction in roubles: `+150`, `-20.50`, `-20,5`, `150` (a credit); at most
+ * two decimals, not zero, at most 1 000 000 ₽ either way. Returns kopecks.
+ */
+export function parseSignedRub(input: string): Checked<number> {
+  const s = input
+    .trim()
+    .replace(/[\s\u00a0\u202f]/g, "")
+    .replace(/^−/, "-");
+  const m = /^([+-]?)(\d{1,7})(?:[.,](\d{1,2}))?$/.exec(s);
+  if (!m) return { ok: false, rule: "op-wallet-rule-amount" };
+  const kopecks = Number(m[2]) * 100 + Number((m[3] ?? "").padEnd(2, "0"));
+  if (kopecks === 0) return { ok: false, rule: "op-wallet-rule-amount" };
+  if (kopecks > ADJUST_MAX_KOPECKS) return { ok: false, rule: "op-wallet-rule-amount" };
+  return { ok: true, value: m[1] === "-" ? -kopecks : kopecks };
+}
+
+/** The largest correction an operator may type, either way: 1 000 000 ₽. */
+export const ADJUST_MAX_KOPECKS = 100_000_000;
+
+/** An operator's reason for a correction: 1–{@link ADJUST_NOTE_MAX} characters, one line. */
+export function parseAdjustNote(input: string): Checked<string> {
+  const s = input.trim();
+  if (s.length === 0) return { ok: false, rule: "op-wallet-rule-note" };
+  if (s.length > ADJUST_NOTE_MAX || /[\r\n]/.test(s)) return { ok: false, rule: "op-wallet-rule-note" };
+  return { ok: true, value: s };
+}
 
 export const STAR_PRESETS = [50, 100, 250, 500, 1000, 2500] as const;

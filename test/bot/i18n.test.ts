@@ -56,9 +56,11 @@ describe("translations", () => {
         "cancel",
         "help",
         "paysupport",
+        "wallet",
         "op-balance",
         "op-orders",
         "op-stats",
+        "op-wallet",
       ]) {
         expect(t(`cmd-${c}.description`)).not.toMatch(/^\{/);
       }

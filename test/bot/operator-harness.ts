@@ -11,6 +11,7 @@ import { sessionKey } from "../../src/bot/redis-keys.js";
 import { type Config, createConfig } from "../../src/config.js";
 import type { OrdersApi } from "../../src/orders/types.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
+import type { WalletLedger } from "../../src/wallet/ledger.js";
 import { API_KEY, type EngineHarness } from "../helpers/engine-harness.js";
 import { BOT_INFO } from "./helpers/telegram-recorder.js";
 
@@ -61,6 +62,8 @@ export class OperatorBot {
       orders?: OrdersApi;
       reseller?: Pick<ResellerClient, "balance">;
       env?: Record<string, string>;
+      /** The customers' wallets, when the test offers them. */
+      wallet?: WalletLedger;
     } = {},
   ) {
     this.config = createConfig({
@@ -90,6 +93,7 @@ export class OperatorBot {
       orders,
       reseller,
       catalog: undefined as never,
+      wallet: opts.wallet,
     };
     bot.use((ctx, next) => {
       ctx.deps = botDeps;

@@ -1,3 +1,4 @@
+import type { InlineKeyboard } from "grammy";
 import type { Locale } from "../../config.js";
 import type { Order } from "../../orders/types.js";
 import type { BotContext, Translate } from "../context.js";
@@ -55,4 +56,29 @@ export async function showCard(
 export async function answerQuietly(ctx: BotContext, text?: string, alert = false): Promise<void> {
   if (!ctx.callbackQuery) return;
   await ctx.answerCallbackQuery(text ? { text, show_alert: alert } : undefined).catch(() => undefined);
+}
+
+/** Edits the message of the pressed button into `view` when `edit`, else (or when it cannot) sends it. */
+export async function showView(
+  ctx: BotContext,
+  view: { text: string; keyboard?: InlineKeyboard },
+  edit: boolean,
+): Promise<void> {
+  const other = { parse_mode: "HTML" as const, reply_markup: view.keyboard };
+  if (edit && ctx.callbackQuery?.message) {
+    try {
+      await ctx.editMessageText(view.text, other);
+      return;
+    } catch (err) {
+      if (isNotModified(err)) return;
+      ctx.logger.debug({ err }, "could not edit the message; sending it");
+    }
+  }
+  await ctx.reply(view.text, other);
+}
+
+/** Leaves the product flow in progress, if any, so that the next typed message reaches a wallet question. */
+export async function leaveFlows(ctx: BotContext): Promise<void> {
+  const flows = ctx.conversation as BotContext["conversation"] | undefined;
+  if (flows && Object.keys(flows.active()).length > 0) await flows.exitAll();
 }

@@ -1,4 +1,5 @@
 import type { Rail } from "../../config.js";
+import { LIMITS } from "../validate.js";
 
 /**
  * Callback-data prefixes of buttons handled outside conversations (≤ 64 bytes with a UUID).
@@ -19,7 +20,49 @@ export const CB = {
   ordersPage: "mo:",
   /** Main menu item: `m:<kind>` or `m:orders`. */
   menu: "m:",
+  /**
+   * The customer's wallet: `w:p:<offset>` a page of entries, `w:t` the top-up amounts,
+   * `w:o` "Other amount" (asks for a typed one), `w:a:<kopecks>` an amount chosen (shows the
+   * rails), `w:x` cancel a typed question.
+   */
+  wallet: "w:",
+  /**
+   * An operator's view of a customer's wallet (answered only to OPERATOR_IDS):
+   * `ow:p:<userId>:<offset>` a page, `ow:a:<userId>` start an adjustment,
+   * `ow:y:<userId>:<uuid>` confirm it (the uuid is the adjustment's ref), `ow:x` cancel.
+   */
+  walletOperator: "ow:",
+  /** Top up the wallet on a rail: `tu:<rail>:<amountKopecks>` (see encodeTopUp). */
+  topUp: "tu:",
 } as const;
+
+/** The rails a wallet can be topped up on: every payment rail but the wallet itself and `direct`. */
+export const TOP_UP_RAILS = ["stars", "invoice", "yookassa", "cryptopay"] as const;
+export type TopUpRail = (typeof TOP_UP_RAILS)[number];
+
+/** A top-up of `amountKopecks` (a positive whole number) on `rail`: `tu:<rail>:<amountKopecks>`. */
+export function encodeTopUp(rail: TopUpRail, amountKopecks: number): string {
+  return `${CB.topUp}${rail}:${amountKopecks}`;
+}
+
+/** Matches every top-up button's data; {@link decodeTopUp} reads it. */
+export const TOP_UP_CALLBACK = /^tu:([a-z]+):(\d{1,13})$/;
+
+/**
+ * The rail and amount of a top-up button, or null for anything else: a forged or old payload,
+ * an unknown rail, or an amount that is not whole roubles within {@link LIMITS}.topUpRub.
+ */
+export function decodeTopUp(data: string): { rail: TopUpRail; amountKopecks: number } | null {
+  const m = TOP_UP_CALLBACK.exec(data);
+  if (!m) return null;
+  const rail = TOP_UP_RAILS.find((r) => r === m[1]);
+  const amountKopecks = Number(m[2]);
+  const { min, max } = LIMITS.topUpRub;
+  if (!rail || amountKopecks % 100 !== 0 || amountKopecks < min * 100 || amountKopecks > max * 100) {
+    return null;
+  }
+  return { rail, amountKopecks };
+}
 
 export const FLOW_PREFIX = "f:";
 

@@ -5,6 +5,7 @@ import type { CatalogService } from "../../../src/catalog/service.js";
 import { type Config, createConfig } from "../../../src/config.js";
 import { createLogger } from "../../../src/logger.js";
 import type { PaymentCurrency } from "../../../src/orders/types.js";
+import { WalletLedger } from "../../../src/wallet/ledger.js";
 import { testRedisUrl, uniquePrefix } from "../../helpers/redis.js";
 import { FakeOrders, fakeCatalog, fakeReseller } from "./fakes.js";
 import { BOT_INFO, TelegramRecorder } from "./telegram-recorder.js";
@@ -15,6 +16,8 @@ export interface BotHarness {
   orders: FakeOrders;
   catalog: CatalogService & { reads: string[] };
   redis: Redis;
+  /** The wallet ledger given to the bot (`{ wallet: true }`), on the same Redis and prefix. */
+  wallet?: WalletLedger;
   send(update: Update): Promise<void>;
   /** A second bot on the same Redis and prefix, as after a restart. */
   restart(): void;
@@ -25,6 +28,7 @@ export interface BotHarness {
 export async function startBotHarness(
   env: Record<string, string> = {},
   incoming = { updates: 1000, windowMs: 1000 },
+  opts: { wallet?: boolean } = {},
 ): Promise<BotHarness> {
   const tg = await new TelegramRecorder().start();
   const prefix = uniquePrefix("bot");
@@ -46,9 +50,10 @@ export async function startBotHarness(
   const orders = new FakeOrders(currency);
   const catalog = fakeCatalog();
   const logger = createLogger({ level: "silent" });
+  const wallet = opts.wallet ? new WalletLedger(redis, prefix) : undefined;
   const make = () =>
     createBot(
-      { config, logger, redis, orders, catalog, reseller: fakeReseller },
+      { config, logger, redis, orders, catalog, reseller: fakeReseller, wallet },
       {
         botInfo: BOT_INFO,
         incoming,
@@ -61,6 +66,7 @@ export async function startBotHarness(
     orders,
     catalog,
     redis,
+    wallet,
     send: (u) => bot.handleUpdate(u),
     restart() {
       bot = make();
