@@ -1,4 +1,5 @@
 import { Writable } from "node:stream";
+import { type CryptoPaySandbox, startCryptoPaySandbox } from "../../sandbox/cryptopay/server.js";
 import {
   type ResellerSandbox,
   type SandboxOptions,
@@ -10,6 +11,7 @@ import {
   startTelegramEmulator,
   type TelegramEmulator,
 } from "../../sandbox/telegram/index.js";
+import { startYooKassaSandbox, type YooKassaSandbox } from "../../sandbox/yookassa/server.js";
 import { type App, type AppOptions, startApp } from "../../src/main.js";
 import { freePort } from "./private-redis.js";
 import { testRedisUrl, uniquePrefix } from "./redis.js";
@@ -19,6 +21,9 @@ export const APP_BOT_TOKEN = "123456789:AAAppHarnessToken_0123456789abcdefgh";
 export const APP_API_KEY = "app-harness-api-key-5c1e77";
 export const APP_WEBHOOK_SECRET = "app-harness-webhook-secret-9b7d21";
 export const APP_OPERATOR_ID = 7_000_001;
+export const APP_YOOKASSA_SHOP_ID = "506751";
+export const APP_YOOKASSA_SECRET = "test_app-harness-yookassa-secret-4f2a";
+export const APP_CRYPTOPAY_TOKEN = "12345:AAapp-harness-cryptopay-token-8d1c";
 /** The public https address the sandbox's webhooks are addressed to; it rewrites them to the app's listener. */
 export const APP_PUBLIC_BASE = "https://shop.example.test";
 
@@ -26,6 +31,9 @@ export const APP_PUBLIC_BASE = "https://shop.example.test";
 export interface AppBackends {
   sandbox: ResellerSandbox;
   telegram: TelegramEmulator;
+  /** YooKassa and Crypto Pay emulators, notifying the app's listener (used when CHECKOUT offers them). */
+  yookassa: YooKassaSandbox;
+  cryptopay: CryptoPaySandbox;
   /** Environment for `startApp` or for `src/main.ts` in a child process. */
   env: Record<string, string>;
   /** http://127.0.0.1:<HTTP_PORT>: where the app's listener will be. */
@@ -62,6 +70,17 @@ export async function startAppBackends(
     webhookRewrite: [{ from: APP_PUBLIC_BASE, to: listenerUrl }],
   });
   const telegram = await startTelegramEmulator({ token: APP_BOT_TOKEN });
+  const yookassa = await startYooKassaSandbox({
+    shopId: APP_YOOKASSA_SHOP_ID,
+    secretKey: APP_YOOKASSA_SECRET,
+    notificationUrl: `${listenerUrl}/webhooks/yookassa`,
+    notificationRetryDelayMs: 100,
+  });
+  const cryptopay = await startCryptoPaySandbox({
+    token: APP_CRYPTOPAY_TOKEN,
+    webhookUrl: `${listenerUrl}/webhooks/cryptopay`,
+    webhookRetryDelayMs: 100,
+  });
   const env: Record<string, string> = {
     BOT_TOKEN: APP_BOT_TOKEN,
     TELEGRAM_API_ROOT: telegram.apiRoot,
@@ -77,6 +96,11 @@ export async function startAppBackends(
     POLL_INTERVAL_SECONDS: "0.2",
     DEFAULT_LOCALE: "en",
     LOG_LEVEL: "silent",
+    YOOKASSA_SHOP_ID: APP_YOOKASSA_SHOP_ID,
+    YOOKASSA_SECRET_KEY: APP_YOOKASSA_SECRET,
+    YOOKASSA_API_URL: yookassa.apiUrl,
+    CRYPTOPAY_TOKEN: APP_CRYPTOPAY_TOKEN,
+    CRYPTOPAY_API_URL: cryptopay.apiUrl,
     ...envOverrides,
   };
   const secrets = [
@@ -84,16 +108,22 @@ export async function startAppBackends(
     env.RESELLER_API_KEY,
     env.RESELLER_WEBHOOK_SECRET,
     env.BOT_WEBHOOK_SECRET,
+    env.YOOKASSA_SECRET_KEY,
+    env.CRYPTOPAY_TOKEN,
   ].filter((s): s is string => typeof s === "string" && s.length > 0);
   return {
     sandbox,
     telegram,
+    yookassa,
+    cryptopay,
     env,
     listenerUrl,
     secrets,
     async close() {
       await telegram.close();
       await sandbox.close();
+      await yookassa.close();
+      await cryptopay.close();
     },
   };
 }
