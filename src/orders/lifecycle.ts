@@ -132,9 +132,11 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
   if (from !== null && quoteStates.includes(from) && !quoteStates.includes(order.state)) {
     jobs.push({ cancel: encodeJob({ type: "expire", orderId }) });
   }
-  // The card follows the order; when it becomes paid the bot shows it in its answer to the payment.
+  // The card follows the order. When it becomes paid in the chat (a Telegram payment, the wallet,
+  // Confirm) the bot shows it in its answer; a payment made on a provider's page has no such answer.
   const moved = from !== null && from !== order.state;
-  const shownOnPayment = order.state === "paid";
+  const rail = order.rail;
+  const shownOnPayment = order.state === "paid" && rail !== "yookassa" && rail !== "cryptopay";
   if (
     !shownOnPayment &&
     ((moved && order.cardMessageId !== undefined) || (moved && order.state === "pending"))

@@ -29,6 +29,15 @@ describe("order lifecycle", () => {
     expect(canMove("expired", "paid")).toBe(true);
   });
 
+  it("updates the card of an order paid on a provider's page, which the bot did not answer in the chat", () => {
+    const paidOn = (rail: Order["rail"]) =>
+      types(order("paid", { cardMessageId: 7, rail, currency: "RUB" }), "quoted");
+    expect(paidOn("yookassa")).toEqual(["job:submit", "cancel:expire", "message:card"]);
+    expect(paidOn("cryptopay")).toEqual(["job:submit", "cancel:expire", "message:card"]);
+    expect(paidOn("wallet")).toEqual(["job:submit", "cancel:expire"]);
+    expect(paidOn("invoice")).toEqual(["job:submit", "cancel:expire"]);
+  });
+
   it("schedules pay for a paid order, and tracking and a card update for a pending one", () => {
     // The paid card is the bot's answer to the payment itself, sent at once, not queued.
     // A paid quote's expiry job leaves the schedule in the same write.
