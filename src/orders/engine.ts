@@ -160,7 +160,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     },
   };
 
-  const notifier = opts.notifier;
+  // Wallet top-ups share the job schedule (`tpoll`) and the outgoing queue (`topup` messages).
   const topups =
     opts.wallet &&
     new TopUps({
@@ -174,9 +174,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       schedule: (member, dueAt) => store.schedule(member, dueAt),
       enqueue: (message) => outgoing.enqueue(message),
       kick: () => ctx.kick(),
-      announce:
-        notifier.topUpCredited &&
-        ((topup, balance) => notifier.topUpCredited?.(topup, balance) ?? Promise.resolve()),
+      announce: opts.notifier.topUpCredited?.bind(opts.notifier),
     });
   ctx.topups = topups;
 
