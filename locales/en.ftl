@@ -276,6 +276,15 @@ wallet-topup-rails = ➕ <b>Top up by { $amount }</b>
     Choose how to pay.
 wallet-topup-no-rails = The shop takes no payments for top-ups right now.
 wallet-rail-button = { $rail } — { $price }
+topup-invoice-title = Wallet top-up
+topup-invoice-description = Top up your wallet in the shop by { $amount }.
+topup-link-yookassa = 👛 Top-up by <b>{ $amount }</b>: pay by card or SBP on YooKassa's page. The money is in your wallet as soon as it arrives.
+topup-link-cryptopay = 👛 Top-up by <b>{ $amount }</b>: pay in the coin of your choice in @CryptoBot. The money is in your wallet as soon as it arrives.
+topup-credited = 👛 Wallet topped up: <b>+{ $amount }</b>. Balance: <b>{ $balance }</b>
+topup-unknown = 😔 Your payment arrived, but the shop could not find its top-up. The shop's staff will sort it out; write to /paysupport if it takes long.
+precheckout-topup-not_found = This top-up does not exist. Please start again with /wallet.
+precheckout-topup-wrong_user = This invoice belongs to someone else.
+precheckout-topup-wrong_amount = The amount does not match the top-up. Please start again with /wallet.
 
 ## Payment rails (buttons on order cards and top-ups)
 

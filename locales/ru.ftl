@@ -281,6 +281,15 @@ wallet-topup-rails = ➕ <b>Пополнение на { $amount }</b>
     Выберите способ оплаты.
 wallet-topup-no-rails = Сейчас магазин не принимает оплату пополнений.
 wallet-rail-button = { $rail } — { $price }
+topup-invoice-title = Пополнение кошелька
+topup-invoice-description = Пополнение кошелька в магазине на { $amount }.
+topup-link-yookassa = 👛 Пополнение на <b>{ $amount }</b>: оплатите картой или через СБП на странице ЮKassa. Деньги поступят в кошелёк, как только придёт оплата.
+topup-link-cryptopay = 👛 Пополнение на <b>{ $amount }</b>: оплатите любой монетой в @CryptoBot. Деньги поступят в кошелёк, как только придёт оплата.
+topup-credited = 👛 Кошелёк пополнен: <b>+{ $amount }</b>. Баланс: <b>{ $balance }</b>
+topup-unknown = 😔 Оплата пришла, но магазин не нашёл это пополнение. Сотрудники магазина разберутся; если это затянется, напишите в /paysupport.
+precheckout-topup-not_found = Такого пополнения нет. Начните заново: /wallet.
+precheckout-topup-wrong_user = Этот счёт выставлен другому человеку.
+precheckout-topup-wrong_amount = Сумма не совпадает с пополнением. Начните заново: /wallet.
 
 ## Payment rails (buttons on order cards and top-ups)
 

@@ -118,7 +118,12 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
       onDeliveryHint: (id) => ordersService.onDeliveryHint(id),
       onOutcome: (outcome) => metrics.webhookRequests.inc({ outcome }),
     }),
-    ...paymentWebhooks(config, logger, (rail, id) => ordersService.onPaymentHint(rail, id)),
+    ...paymentWebhooks(config, logger, async (rail, id) => {
+      const status = await ordersService.onPaymentHint(rail, id);
+      // A top-up's payment comes back unapplied: the wallet's top-ups take it.
+      if (status?.subject?.kind === "topup") await ordersService.topups?.applyStatus(status);
+      return status;
+    }),
     telegramWebhook: intake
       ? telegramWebhookHandler(intake, config, (updates) => recordPayments(ordersService, updates))
       : undefined,

@@ -28,6 +28,7 @@ import { myOrdersFeature } from "./features/my-orders.js";
 import { createOperatorFeature } from "./features/operator.js";
 import { paymentsFeature } from "./features/payments.js";
 import { startFeature } from "./features/start.js";
+import { topUpsFeature } from "./features/topups.js";
 import { unhandledFeature } from "./features/unhandled.js";
 import { forgetWalletInput, walletFeature } from "./features/wallet.js";
 import { walletOperatorFeature } from "./features/wallet-operator.js";
@@ -190,6 +191,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   guarded.use(walletOperatorFeature({ config, logger }));
   guarded.use(walletFeature());
   guarded.use(startFeature());
+  guarded.use(topUpsFeature(i18n));
   guarded.use(paymentsFeature(i18n));
   guarded.use(myOrdersFeature());
   guarded.use(languageFeature(languageMenu));

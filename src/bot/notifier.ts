@@ -6,6 +6,7 @@ import type { RedisClient } from "../redis/connect.js";
 import type { SessionData } from "./context.js";
 import { renderCard, shortId } from "./format/card.js";
 import { renderFinal } from "./format/final.js";
+import { formatRub } from "./format/money.js";
 import { renderAlert } from "./format/operator-alerts.js";
 import { createI18n, isLocale, translator } from "./i18n.js";
 import { sessionKey } from "./redis-keys.js";
@@ -75,6 +76,15 @@ export function createNotifier(deps: {
         parse_mode: "HTML",
         link_preview_options: { is_disabled: true },
       });
+    },
+
+    async topUpCredited(topup, balanceKopecks) {
+      const t = translator(i18n, topup.locale);
+      const text = t("topup-credited", {
+        amount: formatRub(topup.amountKopecks, topup.locale),
+        balance: formatRub(balanceKopecks, topup.locale),
+      });
+      await api.sendMessage(topup.chatId, text, { parse_mode: "HTML" });
     },
 
     async refundStars(userId, telegramChargeId) {

@@ -4,6 +4,7 @@ import type { OutgoingQueue } from "../outgoing/queue.js";
 import type { PaymentGateways } from "../payments/gateway.js";
 import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
+import type { TopUps } from "../wallet/topups.js";
 import { canMove, enter, jobsFor, type LifecycleTiming } from "./lifecycle.js";
 import type { OrderStore } from "./store.js";
 import type { Notifier, Order, OrderState } from "./types.js";
@@ -39,6 +40,8 @@ export interface EngineContext {
   gateways: PaymentGateways;
   /** The customers' wallets, when the shop offers one (paying from it, refunds to it). */
   wallet?: WalletLedger;
+  /** Wallet top-ups (with the wallet): their poll job and messages run here. */
+  topups?: TopUps;
   log: Logger;
   config: EngineConfig;
   hooks: EngineHooks;

@@ -3,6 +3,7 @@ import { MESSAGE_LEASE_MS, OutgoingDispatcher } from "../outgoing/dispatcher.js"
 import { type OutgoingPace, OutgoingQueue } from "../outgoing/queue.js";
 import type { PaymentStatus } from "../payments/gateway.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
+import { TopUps } from "../wallet/topups.js";
 import { OrderArchive, withArchive } from "./archive.js";
 import { cancel, checkPayable, confirm, markPaid, quote } from "./checkout.js";
 import { type EngineConfig, type EngineContext, type EngineHooks, pollMsOf } from "./context.js";
@@ -159,6 +160,24 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     },
   };
 
+  // Wallet top-ups share the job schedule (`tpoll`) and the outgoing queue (`topup` messages).
+  const topups =
+    opts.wallet &&
+    new TopUps({
+      redis: opts.redis,
+      prefix: opts.prefix,
+      wallet: opts.wallet,
+      gateways: ctx.gateways,
+      config: opts.config,
+      log,
+      now,
+      schedule: (member, dueAt) => store.schedule(member, dueAt),
+      enqueue: (message) => outgoing.enqueue(message),
+      kick: () => ctx.kick(),
+      announce: opts.notifier.topUpCredited?.bind(opts.notifier),
+    });
+  ctx.topups = topups;
+
   const dispatcher: OutgoingDispatcher = new OutgoingDispatcher({
     queue: outgoing,
     log,
@@ -188,6 +207,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
 
   return {
     store,
+    topups,
     quote: (input) => quote(ctx, input),
     get: (id) => store.get(id),
     setCardMessage: (orderId, messageId) => recordCardMessage(store, orderId, messageId),

@@ -27,6 +27,7 @@ export async function runJob(
     return new Retry(ctx.now() + opts.balanceEveryMs);
   }
   if (job.type === "archive") return archiveSweep(ctx, opts.retention);
+  if (job.type === "tpoll") return ctx.topups?.poll(job.topupId);
   const order = await ctx.store.get(job.orderId);
   if (!order) return undefined;
   switch (job.type) {

@@ -3,7 +3,8 @@ import type { AlertKind, Order } from "./types.js";
 /**
  * The follow-up work the orders engine schedules, one variant per kind. Jobs live in the
  * schedule (a Redis zset) as strings: `encodeJob` and `decodeJob` are the only places that
- * know the form (`<type>:<orderId>`, `alert:<kind>:<orderId>`, `xrefund:<orderId>:<chargeId>`).
+ * know the form (`<type>:<orderId>`, `alert:<kind>:<orderId>`, `xrefund:<orderId>:<chargeId>`,
+ * `tpoll:<topupId>`).
  */
 export type Job =
   /** Expire a quote that was not paid in time. */
@@ -22,6 +23,8 @@ export type Job =
   | { type: "ppoll"; orderId: string }
   /** Finish a payment from the wallet whose debit was written but whose order was not marked paid (a crash). */
   | { type: "wsettle"; orderId: string }
+  /** Re-read a wallet top-up's YooKassa and Crypto Pay payments (lost notifications; src/wallet/topups.ts). */
+  | { type: "tpoll"; topupId: string }
   /** Refund a second payment for an order that was paid already. */
   | { type: "xrefund"; orderId: string; chargeId: string }
   /** Tell the operators about an order. */
@@ -54,6 +57,8 @@ export function encodeJob(job: Job): string {
       return "balance:check";
     case "archive":
       return "archive:sweep";
+    case "tpoll":
+      return `tpoll:${job.topupId}`;
     default:
       return `${job.type}:${job.orderId}`;
   }
@@ -68,9 +73,10 @@ export function decodeJob(member: string): Job | null {
   if (!first) return null;
   if (type === "alert") return second ? { type, kind: first as AlertKind, orderId: second } : null;
   if (type === "xrefund") return { type, orderId: first, chargeId: second };
+  if (type === "tpoll") return { type, topupId: first };
   if (ORDER_JOBS.has(type))
     return {
-      type: type as Exclude<Job, { type: "alert" | "xrefund" | "balance" | "archive" }>["type"],
+      type: type as Exclude<Job, { type: "alert" | "xrefund" | "balance" | "archive" | "tpoll" }>["type"],
       orderId: first,
     };
   return null;

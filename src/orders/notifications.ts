@@ -21,6 +21,7 @@ export async function deliverMessage(
     ctx.log.error({ message: member }, "unknown outgoing message dropped");
     return;
   }
+  if (message.kind === "topup") return ctx.topups?.deliver(message.topupId, signal);
   const order = await ctx.store.get(message.orderId);
   // The lease was lost meanwhile: the process that holds the message now sends it.
   if (!order || signal?.aborted) return;

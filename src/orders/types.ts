@@ -1,5 +1,6 @@
 import type { Locale, ProductKind, Rail } from "../config.js";
 import type { ResellerProduct } from "../reseller/types.js";
+import type { TopUp, TopUps } from "../wallet/topups.js";
 
 /**
  * Order states (DESIGN.md). `draft` is internal: the record exists (its custom_id is fixed)
@@ -177,6 +178,8 @@ export interface Notifier {
   refundStars(userId: number, telegramChargeId: string): Promise<void>;
   /** Tell every operator. */
   alert(alert: OperatorAlert, order?: Order): Promise<void>;
+  /** Tell a customer their wallet was topped up (a provider payment of a top-up). */
+  topUpCredited?(topup: TopUp, balanceKopecks: number): Promise<void>;
 }
 
 /** What a flow hands to `quote`. */
@@ -230,6 +233,8 @@ export type OrderFilter = "all" | "pending" | "delivered" | "failed" | "attentio
 
 /** What the bot may ask of the orders engine. */
 export interface OrdersApi {
+  /** Wallet top-ups (src/wallet/topups.ts), when CHECKOUT offers the wallet. */
+  readonly topups?: TopUps;
   /**
    * Persists the order (as `draft`) under `orderId`, then calls `create`; returns it `quoted` with prices.
    * Repeating it with the same orderId never makes a second order. Throws ResellerValidationError

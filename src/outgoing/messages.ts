@@ -2,20 +2,23 @@ import type { AlertKind } from "../orders/types.js";
 
 /**
  * What the bot sends on its own — not as a reply to a customer's action — and so waits its turn
- * in the outgoing queue: final messages first, then operator alerts, then order card updates,
+ * in the outgoing queue: final messages and top-up credits first, then operator alerts, then order card updates,
  * then broadcasts. In Redis a message is one string `<kind>:<chat>:<ref>`; the chat is what the
  * per-chat pace applies to (`ops` for alerts, which go to every operator).
  */
 export type OutgoingMessage =
   | { kind: "final"; chatId: number; orderId: string }
   | { kind: "alert"; alert: AlertKind; orderId: string }
-  | { kind: "card"; chatId: number; orderId: string };
+  | { kind: "card"; chatId: number; orderId: string }
+  /** "Wallet topped up" for a provider payment of a top-up (src/wallet/topups.ts). */
+  | { kind: "topup"; chatId: number; topupId: string };
 
 export type OutgoingKind = OutgoingMessage["kind"];
 
 /** Lower goes first. The same table stands in lua/takeOutgoing-4.lua. */
 export const PRIORITY: Readonly<Record<OutgoingKind | "bcast", number>> = {
   final: 0,
+  topup: 0,
   alert: 1,
   card: 2,
   bcast: 3,
@@ -28,6 +31,8 @@ export function encodeMessage(m: OutgoingMessage): string {
   switch (m.kind) {
     case "alert":
       return `alert:${OPERATORS_CHAT}:${m.alert}:${m.orderId}`;
+    case "topup":
+      return `topup:${m.chatId}:${m.topupId}`;
     default:
       return `${m.kind}:${m.chatId}:${m.orderId}`;
   }
@@ -36,6 +41,7 @@ export function encodeMessage(m: OutgoingMessage): string {
 export function decodeMessage(member: string): OutgoingMessage | null {
   const [kind, chat = "", a = "", b = ""] = member.split(":");
   if (kind === "alert") return a && b ? { kind, alert: a as AlertKind, orderId: b } : null;
+  if (kind === "topup" && a && /^-?\d+$/.test(chat)) return { kind, chatId: Number(chat), topupId: a };
   if ((kind === "final" || kind === "card") && a && /^-?\d+$/.test(chat)) {
     return { kind, chatId: Number(chat), orderId: a };
   }

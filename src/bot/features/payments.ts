@@ -10,6 +10,7 @@ import { translator } from "../i18n.js";
 import { CB, railOfCode } from "../keyboards/callbacks.js";
 import { payTap } from "./pay-rails.js";
 import { answerQuietly, localeOf, showCard, tOf } from "./shared.js";
+import { creditTopUp, isTopUpPayload } from "./topups.js";
 
 /** pre_checkout_query must be answered within 10 s; the order check gets at most this long. */
 export const PRE_CHECKOUT_BUDGET_MS = 7_000;
@@ -48,6 +49,10 @@ export async function recordPayments(
 ): Promise<void> {
   for (const update of updates) {
     const paid = update.message ? receiptOf(update.message) : undefined;
+    if (paid && isTopUpPayload(paid.orderId)) {
+      await creditTopUp(orders, update.message as Message);
+      continue;
+    }
     if (paid) recorded.set(update.message as Message, await orders.markPaid(paid.orderId, paid.receipt));
   }
 }
