@@ -150,7 +150,7 @@ interface Refundable {
   providerChargeId?: string;
   amount: number;
   route: RefundRoute;
-  /** Unique per refund: the wallet's ref and the provider's idempotence key. */
+  /** Unique per refund: the wallet's ref and the provider's idempotence key (each fits it to its limit). */
   ref: string;
 }
 
@@ -176,7 +176,8 @@ async function giveBack(ctx: EngineContext, order: Order, r: Refundable): Promis
         const res = await ctx.wallet.credit(order.customer.userId, {
           amountKopecks: r.amount,
           reason: "refund",
-          ref: r.ref,
+          // Cut at 64 characters as it always was, so a credit made before is recognised.
+          ref: r.ref.slice(0, 64),
           orderId: order.id,
           paymentRef: r.providerChargeId ?? r.chargeId,
         });
@@ -244,7 +245,7 @@ async function refundExtraCharge(
     providerChargeId: charge.providerChargeId,
     amount: charge.amount,
     route: refundRoute(charge),
-    ref: `xrefund:${order.id}:${chargeId}`.slice(0, 64),
+    ref: `xrefund:${order.id}:${chargeId}`,
   });
   if (given instanceof Retry) return given;
   const { state: refund, ref: refundRef } = given;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatMessage, ChatUser } from "../../sandbox/telegram/index.js";
 import type { Order } from "../../src/orders/types.js";
+import { fitIdempotenceKey } from "../../src/payments/yookassa/index.js";
 import {
   type AppHarness,
   DELIVERED,
@@ -191,6 +192,35 @@ describe("YooKassa: making the payment", () => {
   }, 30_000);
 });
 
+describe("YooKassa: a cancelled payment", () => {
+  it("retires its link: the next tap makes a new payment with its own key, paid once", async () => {
+    h = await startAppHarness({ CHECKOUT: "yookassa,stars" });
+    const c = newAppCustomer(h.telegram);
+    const { card, link } = await yookassaLink(c);
+    const id = onlyOrderId(h);
+    const [first] = h.yookassa.payments();
+    h.yookassa.cancelPayment(first!.id);
+    await waitOrder(h, id, (o) => o.payments?.[0]?.settled === "cancelled");
+    await c.pressButton(CARD, { ...T, messageId: card.messageId });
+    const second = await c.waitFor(
+      (msgs) => msgs.filter((m) => LINK.test(m.text ?? "")).length === 2,
+      10_000,
+    );
+    const payments = h.yookassa.payments();
+    expect(payments).toHaveLength(2);
+    const fresh = payments.find((p) => p.id !== first!.id)!;
+    expect(urlButton(link)).toContain(first!.id);
+    expect(urlButton(second.filter((m) => LINK.test(m.text ?? "")).at(-1))).toContain(fresh.id);
+    expect(h.yookassa.keyStats(`pay:${id}:1`)).toEqual({ requests: 1, created: 1 });
+    h.yookassa.succeedPayment(fresh.id);
+    await c.waitForBotMessage(DELIVERED, 20_000);
+    const o = await order(h, id);
+    expect(o).toMatchObject({ state: "delivered", providerChargeId: fresh.id });
+    expect(o.payments?.map((p) => p.settled)).toEqual(["cancelled", "paid"]);
+    expect(h.sandbox.stats(id)).toMatchObject({ pays: 1, charges: 1 });
+  }, 30_000);
+});
+
 describe("YooKassa: money back", () => {
   it("a failed delivery is refunded to the card once, even when YooKassa's answers are lost", async () => {
     h = await startAppHarness({ CHECKOUT: "yookassa,stars" });
@@ -266,7 +296,7 @@ describe("YooKassa: money back", () => {
         refundRef: refunds[0]!.id,
       }),
     ]);
-    expect(h.yookassa.keyStats(`xrefund:${id}:yookassa:${payment!.id}`.slice(0, 64))).toEqual({
+    expect(h.yookassa.keyStats(fitIdempotenceKey(`xrefund:${id}:yookassa:${payment!.id}`))).toEqual({
       requests: 1,
       created: 1,
     });
