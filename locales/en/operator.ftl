@@ -38,6 +38,17 @@ op-refund-none = none
 op-refund-done = refunded
 op-refund-needed = ⚠️ needed
 
+op-payment-open = open
+op-payment-paid = paid
+op-payment-cancelled = cancelled
+
+op-rail-stars = Telegram Stars
+op-rail-invoice = Telegram invoice
+op-rail-yookassa = YooKassa
+op-rail-cryptopay = Crypto Pay
+op-rail-wallet = wallet
+op-rail-direct = direct checkout
+
 op-product-stars = ⭐ Stars ×{ $qty }
 op-product-premium = 👑 Premium { $months } mo
 op-product-gift = { $emoji } Gift { $title }
@@ -91,11 +102,15 @@ op-card-charged = Deposit charged: { $charged }
 op-card-price = Customer price: { $price }
 op-card-margin = Margin: <b>{ $margin }</b>
 op-card-payment = Payment: { $currency } { $amount }
+op-card-payment-rail = Payment: { $currency } { $amount } · { $rail }
 op-card-payment-none = Payment: none (direct checkout, the customer was not charged in the bot)
 op-card-charge-telegram = Telegram charge id: <code>{ $id }</code>
 op-card-charge-provider = Provider charge id: <code>{ $id }</code>
-op-card-extra-charge = Second payment: { $amount } · <code>{ $id }</code> · refund { $refund }
+op-card-provider-payment = { $rail } payment: <code>{ $id }</code> · { $status }
+op-card-extra-charge = Second payment: { $amount } · { $rail } · <code>{ $id }</code> · refund { $refund }
+op-card-extra-refund-id = ↳ refund id: <code>{ $id }</code>
 op-card-refund = Refund: { $refund }
+op-card-refund-id = Refund id at the provider: <code>{ $id }</code>
 op-card-reseller-status = Reseller status: <code>{ $status }</code>
 op-card-reject-reason = Pay refused: { $reason }
 op-card-reject-balance = Deposit at that moment: { $balance }

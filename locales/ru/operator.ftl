@@ -38,6 +38,17 @@ op-refund-none = нет
 op-refund-done = сделан
 op-refund-needed = ⚠️ нужен
 
+op-payment-open = открыт
+op-payment-paid = оплачен
+op-payment-cancelled = отменён
+
+op-rail-stars = Telegram Stars
+op-rail-invoice = счёт Telegram
+op-rail-yookassa = ЮKassa
+op-rail-cryptopay = Crypto Pay
+op-rail-wallet = кошелёк
+op-rail-direct = прямое оформление
+
 op-product-stars = ⭐ Звёзды ×{ $qty }
 op-product-premium = 👑 Premium { $months } мес.
 op-product-gift = { $emoji } Подарок { $title }
@@ -91,11 +102,15 @@ op-card-charged = Списано с депозита: { $charged }
 op-card-price = Цена для покупателя: { $price }
 op-card-margin = Маржа: <b>{ $margin }</b>
 op-card-payment = Оплата: { $currency } { $amount }
+op-card-payment-rail = Оплата: { $currency } { $amount } · { $rail }
 op-card-payment-none = Оплата: нет (прямое оформление, в боте с покупателя ничего не списано)
 op-card-charge-telegram = Telegram charge id: <code>{ $id }</code>
 op-card-charge-provider = Provider charge id: <code>{ $id }</code>
-op-card-extra-charge = Повторный платёж: { $amount } · <code>{ $id }</code> · возврат { $refund }
+op-card-provider-payment = Платёж { $rail }: <code>{ $id }</code> · { $status }
+op-card-extra-charge = Повторный платёж: { $amount } · { $rail } · <code>{ $id }</code> · возврат { $refund }
+op-card-extra-refund-id = ↳ id возврата: <code>{ $id }</code>
 op-card-refund = Возврат: { $refund }
+op-card-refund-id = Id возврата у провайдера: <code>{ $id }</code>
 op-card-reseller-status = Статус у поставщика: <code>{ $status }</code>
 op-card-reject-reason = Оплата отклонена: { $reason }
 op-card-reject-balance = Депозит в тот момент: { $balance }

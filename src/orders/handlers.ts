@@ -151,32 +151,39 @@ interface Refundable {
   providerChargeId?: string;
   amount: number;
   route: RefundRoute;
-  /** Unique per refund: the wallet's ref and the provider's idempotence key. */
+  /** Unique per refund: the wallet's ref and the provider's idempotence key (each fits it to its limit). */
   ref: string;
+}
+
+/** What giving a payment back came to: "done" or "needed", and the provider's refund id when it made one. */
+interface GivenBack {
+  state: RefundState;
+  ref?: string;
 }
 
 /**
  * Gives one payment back on its route: "done" (or done before), or "needed" for the operators
  * to do by hand. A failure the provider may still fix (a timeout, a 5xx) is tried again later.
  */
-async function giveBack(ctx: EngineContext, order: Order, r: Refundable): Promise<RefundState | Retry> {
+async function giveBack(ctx: EngineContext, order: Order, r: Refundable): Promise<GivenBack | Retry> {
   const log = { orderId: order.id, route: r.route };
   try {
     switch (r.route) {
       case "stars":
         await ctx.notifier.refundStars(order.customer.userId, r.chargeId);
-        return "done";
+        return { state: "done" };
       case "wallet": {
         if (!ctx.wallet) throw new Error("the wallet is not configured in this process");
         const res = await ctx.wallet.credit(order.customer.userId, {
           amountKopecks: r.amount,
           reason: "refund",
-          ref: r.ref,
+          // Cut at 64 characters as it always was, so a credit made before is recognised.
+          ref: r.ref.slice(0, 64),
           orderId: order.id,
           paymentRef: r.providerChargeId ?? r.chargeId,
         });
         if (!res.ok) throw new Error(`wallet refused the refund: ${res.refusal}`);
-        return "done";
+        return { state: "done" };
       }
       case "yookassa": {
         const gateway = ctx.gateways.yookassa;
@@ -184,19 +191,19 @@ async function giveBack(ctx: EngineContext, order: Order, r: Refundable): Promis
           throw new Error("YooKassa is not configured in this process");
         const res = await gateway.refund(r.providerChargeId, r.amount, r.ref);
         ctx.log.info({ ...log, refundId: res.refundId, done: res.done }, "YooKassa refund made");
-        return "done";
+        return { state: "done", ref: res.refundId };
       }
       default:
-        return "needed";
+        return { state: "needed" };
     }
   } catch (err) {
-    if (/ALREADY_REFUNDED/i.test(String(err))) return "done";
+    if (/ALREADY_REFUNDED/i.test(String(err))) return { state: "done" };
     if (isTransient(err)) {
       ctx.log.warn({ ...log, err }, "refund not made yet, will retry");
       return backoff(ctx, order.times.failed ?? order.times.rejected, 5_000);
     }
     ctx.log.error({ ...log, err }, "refund failed; operators will refund by hand");
-    return "needed";
+    return { state: "needed" };
   }
 }
 
@@ -209,19 +216,20 @@ function isTransient(err: unknown): boolean {
 async function refundOrder(ctx: EngineContext, order: Order): Promise<Retry | undefined> {
   const route = refundRoute(order);
   if (order.refund !== "none" || !order.telegramChargeId || !refundsAutomatically(route)) return;
-  const refund = await giveBack(ctx, order, {
+  const given = await giveBack(ctx, order, {
     chargeId: order.telegramChargeId,
     providerChargeId: order.providerChargeId,
     amount: order.amount ?? 0,
     route,
     ref: `refund:${order.id}`,
   });
-  if (refund instanceof Retry) return refund;
+  if (given instanceof Retry) return given;
+  const { state: refund, ref: refundRef } = given;
   await ctx.store.update(order.id, (o) => {
     if (o.refund !== "none") return null;
     const jobs: Effect[] = [finalMessage(o)];
     if (refund === "needed") jobs.push(alertMessage("refund_needed", o));
-    return { next: { ...o, refund, times: { ...o.times } }, jobs };
+    return { next: { ...o, refund, refundRef: refundRef ?? o.refundRef, times: { ...o.times } }, jobs };
   });
 }
 
@@ -233,19 +241,20 @@ async function refundExtraCharge(
 ): Promise<Retry | undefined> {
   const charge = order.extraCharges?.find((c) => c.telegramChargeId === chargeId);
   if (charge?.refund !== "needed") return;
-  const refund = await giveBack(ctx, order, {
+  const given = await giveBack(ctx, order, {
     chargeId,
     providerChargeId: charge.providerChargeId,
     amount: charge.amount,
     route: refundRoute(charge),
-    ref: `xrefund:${order.id}:${chargeId}`.slice(0, 64),
+    ref: `xrefund:${order.id}:${chargeId}`,
   });
-  if (refund instanceof Retry) return refund;
+  if (given instanceof Retry) return given;
+  const { state: refund, ref: refundRef } = given;
   await ctx.store.update(order.id, (o) => ({
     next: {
       ...o,
       extraCharges: (o.extraCharges ?? []).map((c) =>
-        c.telegramChargeId === chargeId ? { ...c, refund } : c,
+        c.telegramChargeId === chargeId ? { ...c, refund, refundRef: refundRef ?? c.refundRef } : c,
       ),
     },
     jobs: refund === "needed" ? [alertMessage("duplicate_payment", o)] : [],

@@ -58,7 +58,7 @@ export async function startProviderPayment(
     reuse = openPayment(order, rail);
     if (reuse) return null;
     const started = order.paymentStart;
-    if (started && started.rail === rail && now - started.at < PAYMENT_START_WINDOW_MS) {
+    if (started && started.rail === rail && !started.failed && now - started.at < PAYMENT_START_WINDOW_MS) {
       refusal = "busy";
       return null;
     }
@@ -83,8 +83,16 @@ export async function startProviderPayment(
       recover,
     });
   } catch (err) {
-    // The claim stays: a retry within the window is told to wait; after it, it looks for this payment first.
+    // The claim stays, marked failed: the customer's next tap tries again at once and looks for a
+    // payment this try may have made (the same Idempotence-Key at YooKassa) before making another.
     ctx.log.warn({ err, orderId, rail }, "payment page could not be made");
+    await ctx.store
+      .update(orderId, (o) =>
+        o.paymentStart?.rail === rail && o.paymentStart.at === now && !o.paymentStart.failed
+          ? { next: { ...o, paymentStart: { ...o.paymentStart, failed: true } }, jobs: [] }
+          : null,
+      )
+      .catch((e) => ctx.log.warn({ err: e, orderId }, "failed payment start not recorded"));
     throw err;
   }
   const payment: ProviderPayment = { rail, id: made.id, url: made.url, createdAt: ctx.now() };

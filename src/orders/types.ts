@@ -90,8 +90,11 @@ export interface Order {
   providerChargeId?: string;
   /** Payments started at YooKassa or Crypto Pay for this order (links shown to the customer). */
   payments?: ProviderPayment[];
-  /** A payment page being made right now (one tap at a time); a stale one means a try that never recorded its answer. */
-  paymentStart?: { rail: ProviderRail; at: number };
+  /**
+   * A payment page being made right now (one tap at a time); a stale one means a try that never
+   * recorded its answer, a `failed` one a try whose provider call failed (the next tap may retry at once).
+   */
+  paymentStart?: { rail: ProviderRail; at: number; failed?: boolean };
   /**
    * A failed or rejected order paid on a rail that cannot give money back itself (a Telegram
    * provider invoice, Crypto Pay) is credited to the wallet when the shop offered one at payment time.
@@ -129,6 +132,8 @@ export interface ExtraCharge {
   currency: "XTR" | "RUB";
   amount: number;
   refund: RefundState;
+  /** What the refund did at the provider (a YooKassa refund id), for tracing. */
+  refundRef?: string;
   /** The rail of this payment (absent on old records: Stars for XTR, a provider invoice for RUB). */
   rail?: Rail;
   refundToWallet?: boolean;

@@ -164,6 +164,78 @@ describe("operator order card", () => {
     expect(allData(buttonsOf(confirm.reply_markup))).toEqual([`op:y:${owed.id}`, `op:c:${owed.id}`]);
   });
 
+  it("traces a YooKassa order: the rail, every payment page, second payments and refund ids", () => {
+    const yk = order({
+      state: "failed",
+      currency: "RUB",
+      amount: 8_300,
+      rail: "yookassa",
+      telegramChargeId: "yookassa:2f0c-pay-2",
+      providerChargeId: "2f0c-pay-2",
+      payments: [
+        { rail: "yookassa", id: "2f0c-pay-1", url: "https://yk/1", createdAt: T0, settled: "cancelled" },
+        { rail: "yookassa", id: "2f0c-pay-2", url: "https://yk/2", createdAt: T0, settled: "paid" },
+        { rail: "cryptopay", id: "77", url: "https://cp/77", createdAt: T0 },
+      ],
+      extraCharges: [
+        {
+          telegramChargeId: "stxEXTRA",
+          currency: "XTR",
+          amount: 56,
+          rail: "stars",
+          refund: "done",
+        },
+        {
+          telegramChargeId: "yookassa:2f0c-pay-3",
+          providerChargeId: "2f0c-pay-3",
+          currency: "RUB",
+          amount: 8_300,
+          rail: "yookassa",
+          refund: "done",
+          refundRef: "rf-extra-<3>",
+        },
+      ],
+      refund: "done",
+      refundRef: "rf-order-1",
+      deliveredPayload: undefined,
+    });
+    const en1 = renderOrderCard(yk, en, "en").text;
+    expectTranslated(en1);
+    expectBalancedHtml(en1);
+    expect(en1).toContain("Payment: RUB ₽83 · YooKassa");
+    expect(en1).toContain("<code>yookassa:2f0c-pay-2</code>");
+    expect(en1).toContain("Provider charge id: <code>2f0c-pay-2</code>");
+    expect(en1).toContain("YooKassa payment: <code>2f0c-pay-1</code> · cancelled");
+    expect(en1).toContain("YooKassa payment: <code>2f0c-pay-2</code> · paid");
+    expect(en1).toContain("Crypto Pay payment: <code>77</code> · open");
+    expect(en1).toContain("Second payment: 56 ⭐ · Telegram Stars · <code>stxEXTRA</code> · refund refunded");
+    expect(en1).toContain("Second payment: ₽83 · YooKassa · <code>yookassa:2f0c-pay-3</code>");
+    expect(en1).toContain("↳ refund id: <code>rf-extra-&lt;3&gt;</code>");
+    expect(en1).toContain("Refund: refunded");
+    expect(en1).toContain("Refund id at the provider: <code>rf-order-1</code>");
+    const ru1 = renderOrderCard({ ...yk, customer: { ...yk.customer, locale: "ru" } }, ru, "ru").text;
+    expectTranslated(ru1);
+    expectBalancedHtml(ru1);
+    expect(ru1).toContain("· ЮKassa");
+    expect(ru1).toContain("Платёж ЮKassa: <code>2f0c-pay-1</code> · отменён");
+    expect(ru1).toContain("Id возврата у провайдера: <code>rf-order-1</code>");
+    expect(ru1).toContain("↳ id возврата: <code>rf-extra-&lt;3&gt;</code>");
+  });
+
+  it("names the rail only once the order is paid (an open quote shows its first rail's price)", () => {
+    const quoted = order({
+      state: "quoted",
+      currency: "RUB",
+      amount: 8_300,
+      telegramChargeId: undefined,
+      payments: [{ rail: "yookassa", id: "p-open", url: "https://yk/p", createdAt: T0 }],
+    });
+    const text = renderOrderCard(quoted, en, "en").text;
+    expect(text).toContain("Payment: RUB ₽83\n");
+    expect(text).toContain("YooKassa payment: <code>p-open</code> · open");
+    expect(text).not.toContain("Refund id");
+  });
+
   it("says so when the customer paid nothing in the bot (direct checkout)", () => {
     const text = renderOrderCard(
       order({ currency: "NONE", amount: undefined, telegramChargeId: undefined }),

@@ -1,5 +1,6 @@
 import { InlineKeyboard } from "grammy";
-import type { Locale } from "../../config.js";
+import type { Locale, Rail } from "../../config.js";
+import { railOf } from "../../orders/rails.js";
 import type {
   Customer,
   ExtraCharge,
@@ -103,6 +104,7 @@ export function extraChargeVars(x: ExtraCharge, t: Translate, locale: Locale): R
     amount: x.currency === "XTR" ? formatStars(x.amount, locale) : formatRub(x.amount, locale),
     id: escapeHtml(x.telegramChargeId),
     refund: t(`op-refund-${x.refund}`),
+    rail: railLabel(railOf(x), t),
   };
 }
 
@@ -210,6 +212,53 @@ function parameterLines(item: OrderItem): string[] {
   return out;
 }
 
+/** The rail's name for operators (`op-rail-yookassa` …). */
+function railLabel(rail: Rail, t: Translate): string {
+  return t(`op-rail-${rail}`);
+}
+
+/**
+ * Where the customer's money went and how it came back, traceable at each provider: the rail and
+ * amount paid, the charge ids, every payment page made at YooKassa or Crypto Pay, second payments
+ * with their refunds, and the refund with the provider's refund id.
+ */
+function paymentLines(order: Order, t: Translate, locale: Locale): string[] {
+  const lines: string[] = [];
+  const paid = order.telegramChargeId !== undefined;
+  if (order.currency === "NONE") lines.push(t("op-card-payment-none"));
+  else if (paid)
+    lines.push(
+      t("op-card-payment-rail", {
+        currency: order.currency,
+        amount: paymentAmount(order, locale),
+        rail: railLabel(railOf(order), t),
+      }),
+    );
+  else lines.push(t("op-card-payment", { currency: order.currency, amount: paymentAmount(order, locale) }));
+  if (order.telegramChargeId) {
+    lines.push(t("op-card-charge-telegram", { id: escapeHtml(order.telegramChargeId) }));
+  }
+  if (order.providerChargeId) {
+    lines.push(t("op-card-charge-provider", { id: escapeHtml(order.providerChargeId) }));
+  }
+  for (const p of order.payments ?? []) {
+    lines.push(
+      t("op-card-provider-payment", {
+        rail: railLabel(p.rail, t),
+        id: escapeHtml(clip(p.id, 80)),
+        status: t(`op-payment-${p.settled ?? "open"}`),
+      }),
+    );
+  }
+  for (const x of order.extraCharges ?? []) {
+    lines.push(t("op-card-extra-charge", extraChargeVars(x, t, locale)));
+    if (x.refundRef) lines.push(t("op-card-extra-refund-id", { id: escapeHtml(clip(x.refundRef, 80)) }));
+  }
+  lines.push(t("op-card-refund", { refund: t(`op-refund-${order.refund}`) }));
+  if (order.refundRef) lines.push(t("op-card-refund-id", { id: escapeHtml(clip(order.refundRef, 80)) }));
+  return lines;
+}
+
 function cardText(order: Order, t: Translate, locale: Locale, withPayload: boolean): string {
   const c = order.customer;
   const lines: string[] = [];
@@ -241,20 +290,7 @@ function cardText(order: Order, t: Translate, locale: Locale, withPayload: boole
   if (order.priceKopecks !== undefined && cost !== undefined) {
     lines.push(t("op-card-margin", { margin: formatRub(order.priceKopecks - cost, locale) }));
   }
-  lines.push(
-    order.currency === "NONE"
-      ? t("op-card-payment-none")
-      : t("op-card-payment", { currency: order.currency, amount: paymentAmount(order, locale) }),
-  );
-  if (order.telegramChargeId) {
-    lines.push(t("op-card-charge-telegram", { id: escapeHtml(order.telegramChargeId) }));
-  }
-  if (order.providerChargeId) {
-    lines.push(t("op-card-charge-provider", { id: escapeHtml(order.providerChargeId) }));
-  }
-  for (const x of order.extraCharges ?? [])
-    lines.push(t("op-card-extra-charge", extraChargeVars(x, t, locale)));
-  lines.push(t("op-card-refund", { refund: t(`op-refund-${order.refund}`) }));
+  lines.push(...paymentLines(order, t, locale));
   lines.push("");
 
   // What the reseller said.

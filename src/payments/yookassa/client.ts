@@ -77,6 +77,17 @@ export function idempotenceKeyFor(purpose: string, orderId: string, suffix?: str
   return `${purpose}:${hash}${tail}`;
 }
 
+/**
+ * A key made elsewhere (e.g. `xrefund:<orderId>:yookassa:<paymentId>`) brought within 64
+ * characters: unchanged when it fits, else its start and a SHA-256 of the whole key, so keys that
+ * differ only past the 64th character stay distinct.
+ */
+export function fitIdempotenceKey(key: string): string {
+  if (key.length <= MAX_KEY) return key;
+  const hash = createHash("sha256").update(key).digest("hex").slice(0, 32);
+  return `${key.slice(0, MAX_KEY - hash.length - 1)}~${hash}`;
+}
+
 type Issue = { field: string; message: string };
 
 function checkKey(issues: Issue[], key: unknown) {

@@ -1,5 +1,5 @@
 import type { PaymentGateway, PaymentStatus, PaymentSubject } from "../gateway.js";
-import { idempotenceKeyFor, type YooKassaClient } from "./client.js";
+import { fitIdempotenceKey, idempotenceKeyFor, type YooKassaClient } from "./client.js";
 import { YooKassaApiError } from "./errors.js";
 import type { YooKassaPayment } from "./parse.js";
 
@@ -44,7 +44,11 @@ export function yookassaGateway(
       return out;
     },
     async refund(paymentId, amountKopecks, key) {
-      const r = await client.createRefund({ paymentId, amountKopecks, idempotenceKey: key.slice(0, 64) });
+      const r = await client.createRefund({
+        paymentId,
+        amountKopecks,
+        idempotenceKey: fitIdempotenceKey(key),
+      });
       if (r.status === "canceled") throw new Error(`YooKassa refused refund ${r.id} of payment ${paymentId}`);
       return { refundId: r.id, done: r.status === "succeeded" };
     },

@@ -38,6 +38,7 @@ export {
   type CreatePaymentInput,
   type CreateRefundInput,
   createYooKassaClient,
+  fitIdempotenceKey,
   idempotenceKeyFor,
   type RequestOptions,
   type YooKassaClient,

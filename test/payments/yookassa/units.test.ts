@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  fitIdempotenceKey,
   formatKopecks,
   idempotenceKeyFor,
   parseKopecks,
@@ -59,6 +60,17 @@ describe("YooKassa idempotence keys", () => {
     expect(a).toBe(idempotenceKeyFor("refund", long, "second"));
     expect(a).not.toBe(idempotenceKeyFor("refund", `${long}y`, "second"));
     expect(a.startsWith("refund:")).toBe(true);
+  });
+
+  it("fits a longer key made elsewhere into 64 characters, keeping keys distinct past the 64th", () => {
+    expect(fitIdempotenceKey(`refund:${orderId}`)).toBe(`refund:${orderId}`);
+    const a = `xrefund:${orderId}:yookassa:2419a771-000f-5000-9000-1edaf29243f2`;
+    const b = `xrefund:${orderId}:yookassa:2419a771-000f-5000-9000-1edaf29243f3`;
+    expect(fitIdempotenceKey(a)).toHaveLength(64);
+    expect(fitIdempotenceKey(a)).toMatch(/^[\x21-\x7e]+$/);
+    expect(fitIdempotenceKey(a)).toBe(fitIdempotenceKey(a));
+    expect(fitIdempotenceKey(a)).not.toBe(fitIdempotenceKey(b));
+    expect(fitIdempotenceKey(a).startsWith(`xrefund:${orderId.slice(0, 8)}`)).toBe(true);
   });
 
   it("refuses an empty order id and a purpose that is not a plain word", () => {
