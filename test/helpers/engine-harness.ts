@@ -12,6 +12,7 @@ import type { RedisClient } from "../../src/redis/connect.js";
 import type { ReplicaWait } from "../../src/redis/replica-wait.js";
 import { createResellerClient } from "../../src/reseller/client.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
+import { WalletLedger } from "../../src/wallet/ledger.js";
 import { RecordingNotifier } from "./recording-notifier.js";
 import { testRedis, uniquePrefix } from "./redis.js";
 
@@ -29,6 +30,8 @@ export interface EngineHarness {
   logger: Logger;
   logLines: string[];
   webhookOutcomes: WebhookOutcome[];
+  /** The customers' wallets on this harness's Redis and prefix, given to every engine (with `wallet: true`). */
+  wallet?: WalletLedger;
   engines: OrdersEngine[];
   /** The engine the webhook listener talks to (the first one). */
   engine: OrdersEngine;
@@ -65,6 +68,8 @@ export interface HarnessOptions {
   redis?: RedisClient;
   prefix?: string;
   replicaWait?: ReplicaWait;
+  /** Give every engine the customers' wallets (put `wallet` in `checkout` to offer it). */
+  wallet?: boolean;
 }
 
 export async function startEngineHarness(opts: HarnessOptions = {}): Promise<EngineHarness> {
@@ -120,6 +125,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
     resellerCallbackUrl: opts.webhooks === false ? undefined : `${PUBLIC_BASE}/webhooks/reseller`,
     ...opts.config,
   };
+  const wallet = opts.wallet ? new WalletLedger(redis, prefix, { replicaWait: opts.replicaWait }) : undefined;
   const crashed = new Set<OrdersEngine>();
   const buildEngine = (parts: EngineParts = {}) =>
     createOrdersEngine({
@@ -127,6 +133,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
       prefix,
       reseller: parts.reseller ?? client,
       notifier: parts.notifier ?? notifier,
+      wallet,
       logger,
       config: { ...engineConfig, ...parts.config },
       leaseMs: parts.leaseMs ?? opts.leaseMs ?? 2000,
@@ -152,6 +159,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
     logger,
     logLines,
     webhookOutcomes,
+    wallet,
     engines,
     get engine() {
       return engines[0]!;
