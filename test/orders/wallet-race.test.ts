@@ -100,6 +100,41 @@ describe("paying orders from one wallet", () => {
     expect((await hh.wallet.audit(customer.userId)).entries).toHaveLength(audit.entries.length);
   });
 
+  it("one order paid from the wallet by many taps on two engines at once: one debit, one payment", async () => {
+    const hh = await walletHarness();
+    const second = hh.addEngine();
+    const customer = newCustomer();
+    const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const price = order.priceKopecks!;
+    await hh.wallet.credit(customer.userId, {
+      amountKopecks: 10 * price,
+      reason: "topup",
+      ref: "topup:taps-1",
+      paymentRef: "taps-1",
+    });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 ? second : hh.engine).payFromWallet(order.id, customer.userId),
+      ),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    const audit = await hh.wallet.audit(customer.userId);
+    expect(audit.problems).toEqual([]);
+    expect(audit.entries.filter((e) => e.reason === "order")).toHaveLength(1);
+    expect(audit.balanceKopecks).toBe(9 * price);
+    const delivered = await eventually(
+      async () => {
+        const o = await hh.engine.get(order.id);
+        return o?.state === "delivered" ? o : null;
+      },
+      20_000,
+      "the order to be delivered",
+    );
+    expect(delivered).toMatchObject({ telegramChargeId: `wallet:${order.id}`, amount: price });
+    expect(delivered.extraCharges ?? []).toEqual([]);
+    expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
+  });
+
   it("a debit written without the order's payment record: the settle job records it, once", async () => {
     const hh = await walletHarness();
     const customer = newCustomer();
