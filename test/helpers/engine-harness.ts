@@ -8,6 +8,7 @@ import { createLogger, type Logger } from "../../src/logger.js";
 import { createOrdersEngine, type EngineConfig, type OrdersEngine } from "../../src/orders/engine.js";
 import type { Customer, Notifier, Order, OrderItem } from "../../src/orders/types.js";
 import { outgoingKeys } from "../../src/outgoing/queue.js";
+import type { PaymentGateways } from "../../src/payments/gateway.js";
 import type { RedisClient } from "../../src/redis/connect.js";
 import type { ReplicaWait } from "../../src/redis/replica-wait.js";
 import { createResellerClient } from "../../src/reseller/client.js";
@@ -70,6 +71,10 @@ export interface HarnessOptions {
   replicaWait?: ReplicaWait;
   /** Give every engine the customers' wallets (put `wallet` in `checkout` to offer it). */
   wallet?: boolean;
+  /** Payment gateways given to every engine (put their rails in `checkout` to offer them). */
+  gateways?: PaymentGateways;
+  /** The engines' clock (default Date.now). */
+  now?: () => number;
 }
 
 export async function startEngineHarness(opts: HarnessOptions = {}): Promise<EngineHarness> {
@@ -134,6 +139,8 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
       reseller: parts.reseller ?? client,
       notifier: parts.notifier ?? notifier,
       wallet,
+      gateways: opts.gateways,
+      now: opts.now,
       logger,
       config: { ...engineConfig, ...parts.config },
       leaseMs: parts.leaseMs ?? opts.leaseMs ?? 2000,
