@@ -5,7 +5,7 @@ import type { ChatMessage, ChatUser } from "../../sandbox/telegram/index.js";
 import { PAYMENT_START_WINDOW_MS } from "../../src/orders/provider-checkout.js";
 import { createCryptoPayClient } from "../../src/payments/cryptopay/client.js";
 import { signCryptoPayUpdate } from "../../src/payments/cryptopay/webhook.js";
-import { WalletLedger } from "../../src/wallet/ledger.js";
+import { MAX_AMOUNT_KOPECKS, MAX_BALANCE_KOPECKS, WalletLedger } from "../../src/wallet/ledger.js";
 import {
   APP_CRYPTOPAY_TOKEN,
   APP_OPERATOR_ID,
@@ -236,6 +236,33 @@ describe("the money of a failed order paid in crypto", () => {
       }),
     ]);
     expect(audit.balanceKopecks).toBe(order!.priceKopecks);
+  });
+
+  it("is flagged for the operators when the wallet refuses the credit, and the customer is told the shop will refund", async () => {
+    h = await startAppHarness({ CHECKOUT: "cryptopay,wallet" });
+    const operator = operatorOf(h);
+    h.sandbox.setOutcome(() => ({ status: "failed", errorMessage: "recipient cannot receive stars" }));
+    const c = newAppCustomer(h.telegram);
+    // A wallet at its highest balance: the refund's credit is refused.
+    const ledger = new WalletLedger(h.app.redis, h.app.config.redisPrefix);
+    for (let i = 0; i < MAX_BALANCE_KOPECKS / MAX_AMOUNT_KOPECKS; i++) {
+      const r = await ledger.credit(c.id, {
+        amountKopecks: MAX_AMOUNT_KOPECKS,
+        reason: "topup",
+        ref: `topup:full-${i}`,
+        paymentRef: `full-${i}`,
+      });
+      expect(r.ok).toBe(true);
+    }
+    const { invoice } = await cryptoLink(h, c);
+    await h.cryptopay.pay(invoice.invoice_id);
+    const final = await c.waitForBotMessage(/could not be delivered/, 20_000);
+    expect(final.text).toMatch(/The shop will refund you ₽/);
+    expect(final.text).not.toMatch(/wallet/);
+    const orderId = onlyOrderId(h);
+    await operator.waitForBotMessage(/^💸 Refund needed/, 20_000);
+    expect(await h.app.orders.get(orderId)).toMatchObject({ state: "failed", refund: "needed" });
+    expect(await ledger.balance(c.id)).toBe(MAX_BALANCE_KOPECKS);
   });
 
   it("is flagged for the operators without a wallet, and the final message says the shop will refund", async () => {
