@@ -15,7 +15,7 @@ import type { Order, PaymentReceipt, ProviderPayment, ProviderRail } from "./typ
 
 /** A tap that started making a payment page is trusted this long before another tap may retry it. */
 export const PAYMENT_START_WINDOW_MS = 20_000;
-/** First re-read of a new payment, and how long unsettled payments are polled after their creation. */
+/** First re-read of a new payment, and how long unsettled payments are polled after their creation (or after the quote ends, when later). */
 export const PAYMENT_POLL_FIRST_MS = 10_000;
 export const PAYMENT_POLL_FOR_MS = 2 * 3600_000;
 
@@ -198,8 +198,11 @@ export async function pollProviderPayments(ctx: EngineContext, order: Order): Pr
   }
   const after = await ctx.store.get(order.id);
   const still = (after?.payments ?? []).filter((p) => !p.settled);
+  if (still.length === 0) return;
   const newest = Math.max(...still.map((p) => p.createdAt));
-  if (still.length === 0 || ctx.now() - newest > PAYMENT_POLL_FOR_MS) return;
+  // A page stays payable as long as the quote (an invoice expires with it): polled until then too.
+  const payableUntil = Math.max(newest, after?.expiresAt ?? newest);
+  if (ctx.now() - payableUntil > PAYMENT_POLL_FOR_MS) return;
   return backoff(ctx, newest, 3_000);
 }
 

@@ -108,6 +108,35 @@ describe("refund lines", () => {
     );
     expect(refundLine(order({ currency: "NONE" }), en)).toBe("You were not charged.");
   });
+
+  it("name the wallet or the card the money goes back to, unless the bot could not and the shop will", () => {
+    const wallet = { currency: "RUB" as const, amount: 123_400, rail: "wallet" as const };
+    const crypto = {
+      currency: "RUB" as const,
+      amount: 123_400,
+      rail: "cryptopay" as const,
+      refundToWallet: true,
+    };
+    const card = { currency: "RUB" as const, amount: 123_400, rail: "yookassa" as const };
+    expect(refundLine(order({ ...wallet, refund: "done" }), en)).toBe(
+      "👛 ₽1,234 is back in your wallet in the bot (/wallet).",
+    );
+    expect(refundLine(order({ ...crypto, refund: "none" }), en)).toBe(
+      "👛 ₽1,234 goes back to your wallet in the bot.",
+    );
+    expect(refundLine(order({ ...card, refund: "done" }), en)).toMatch(
+      /^💸 ₽1,234 was refunded to your card/,
+    );
+    // The automatic refund failed: the operators refund by hand, and the customer is told so.
+    for (const paid of [wallet, crypto, card]) {
+      expect(refundLine(order({ ...paid, refund: "needed" }), en)).toBe(
+        "💸 The shop will refund you ₽1,234. Questions: @help_desk",
+      );
+      expect(refundLine(order({ ...paid, refund: "needed" }), ru).replace(/\s/g, " ")).toBe(
+        "💸 Магазин вернёт вам 1 234 ₽.",
+      );
+    }
+  });
 });
 
 describe("the final message", () => {

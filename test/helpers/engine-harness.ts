@@ -8,10 +8,12 @@ import { createLogger, type Logger } from "../../src/logger.js";
 import { createOrdersEngine, type EngineConfig, type OrdersEngine } from "../../src/orders/engine.js";
 import type { Customer, Notifier, Order, OrderItem } from "../../src/orders/types.js";
 import { outgoingKeys } from "../../src/outgoing/queue.js";
+import type { PaymentGateways } from "../../src/payments/gateway.js";
 import type { RedisClient } from "../../src/redis/connect.js";
 import type { ReplicaWait } from "../../src/redis/replica-wait.js";
 import { createResellerClient } from "../../src/reseller/client.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
+import { WalletLedger } from "../../src/wallet/ledger.js";
 import { RecordingNotifier } from "./recording-notifier.js";
 import { testRedis, uniquePrefix } from "./redis.js";
 
@@ -29,6 +31,8 @@ export interface EngineHarness {
   logger: Logger;
   logLines: string[];
   webhookOutcomes: WebhookOutcome[];
+  /** The customers' wallets on this harness's Redis and prefix, given to every engine (with `wallet: true`). */
+  wallet?: WalletLedger;
   engines: OrdersEngine[];
   /** The engine the webhook listener talks to (the first one). */
   engine: OrdersEngine;
@@ -65,6 +69,12 @@ export interface HarnessOptions {
   redis?: RedisClient;
   prefix?: string;
   replicaWait?: ReplicaWait;
+  /** Give every engine the customers' wallets (put `wallet` in `checkout` to offer it). */
+  wallet?: boolean;
+  /** Payment gateways given to every engine (put their rails in `checkout` to offer them). */
+  gateways?: PaymentGateways;
+  /** The engines' clock (default Date.now). */
+  now?: () => number;
 }
 
 export async function startEngineHarness(opts: HarnessOptions = {}): Promise<EngineHarness> {
@@ -120,6 +130,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
     resellerCallbackUrl: opts.webhooks === false ? undefined : `${PUBLIC_BASE}/webhooks/reseller`,
     ...opts.config,
   };
+  const wallet = opts.wallet ? new WalletLedger(redis, prefix, { replicaWait: opts.replicaWait }) : undefined;
   const crashed = new Set<OrdersEngine>();
   const buildEngine = (parts: EngineParts = {}) =>
     createOrdersEngine({
@@ -127,6 +138,9 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
       prefix,
       reseller: parts.reseller ?? client,
       notifier: parts.notifier ?? notifier,
+      wallet,
+      gateways: opts.gateways,
+      now: opts.now,
       logger,
       config: { ...engineConfig, ...parts.config },
       leaseMs: parts.leaseMs ?? opts.leaseMs ?? 2000,
@@ -152,6 +166,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
     logger,
     logLines,
     webhookOutcomes,
+    wallet,
     engines,
     get engine() {
       return engines[0]!;

@@ -52,7 +52,8 @@ export function refundLine(order: Order, opts: FormatOptions): string {
   const { t, locale } = opts;
   const support = opts.supportContact ? escapeHtml(opts.supportContact) : "";
   const route = refundRoute(order);
-  if (route === "wallet" || route === "yookassa") {
+  // A refund the bot could not make (refund "needed") is the operators' to make: said below.
+  if ((route === "wallet" || route === "yookassa") && order.refund !== "needed") {
     const amount = formatRub(order.amount ?? order.priceKopecks ?? 0, locale);
     const key = route === "wallet" ? "refund-wallet" : "refund-card";
     return t(order.refund === "done" ? `${key}-done` : `${key}-auto`, { amount });
