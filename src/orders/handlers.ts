@@ -177,8 +177,7 @@ async function giveBack(ctx: EngineContext, order: Order, r: Refundable): Promis
         const res = await ctx.wallet.credit(order.customer.userId, {
           amountKopecks: r.amount,
           reason: "refund",
-          // Cut at 64 characters as it always was, so a credit made before is recognised.
-          ref: r.ref.slice(0, 64),
+          ref: r.ref,
           orderId: order.id,
           paymentRef: r.providerChargeId ?? r.chargeId,
         });

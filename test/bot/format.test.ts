@@ -136,6 +136,12 @@ describe("refund lines", () => {
         "💸 Магазин вернёт вам 1 234 ₽.",
       );
     }
+    // Stars whose refund Telegram refused are not said to be refunded automatically.
+    const stars = { currency: "XTR" as const, amount: 83, telegramChargeId: "tg-1" };
+    expect(refundLine(order({ ...stars, refund: "none" }), en)).toMatch(/refunded automatically/);
+    expect(refundLine(order({ ...stars, refund: "needed" }), en)).toBe(
+      "💸 The shop will refund you 83 ⭐. Questions: @help_desk",
+    );
   });
 });
 

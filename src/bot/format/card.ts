@@ -60,6 +60,12 @@ export function refundLine(order: Order, opts: FormatOptions): string {
   }
   if (order.currency === "XTR") {
     const stars = order.amount ?? 0;
+    if (order.refund === "needed") {
+      const amount = formatStars(stars, locale);
+      return support
+        ? t("refund-rub-shop-contact", { amount, contact: support })
+        : t("refund-rub-shop", { amount });
+    }
     return order.refund === "done" ? t("refund-stars-done", { stars }) : t("refund-stars-auto", { stars });
   }
   if (order.currency === "RUB") {
