@@ -311,6 +311,22 @@ export class OrderStore {
     return orders;
   }
 
+  /**
+   * Orders created between `from` and `to` (ms, inclusive), oldest first, `chunk` records at a
+   * time: the index is paged too, so a long period never sits in memory whole. An order deleted
+   * between the index page and the read (archived meanwhile) is left out.
+   */
+  async *createdBetweenChunks(from: number, to: number, chunk = READ_CHUNK): AsyncGenerator<Order[]> {
+    for (let offset = 0; ; offset += chunk) {
+      const ids = await this.redis.zrangebyscore(this.keys.all, from, to, "LIMIT", offset, chunk);
+      if (ids.length > 0) {
+        const orders = await this.readMany(ids);
+        if (orders.length > 0) yield orders;
+      }
+      if (ids.length < chunk) return;
+    }
+  }
+
   /** Ids of orders starting with `prefix` (lower-case hex), at most `max` of them. */
   async idsByPrefix(prefix: string, max: number): Promise<string[]> {
     const found = new Set<string>();
@@ -350,6 +366,27 @@ export class OrderStore {
   async openAlertWindow(kind: string, seconds: number): Promise<boolean> {
     const first = await this.redis.set(this.keys.alertWindow(kind), String(this.now()), "EX", seconds, "NX");
     return first === "OK";
+  }
+
+  // ---- deposit spending per day ----
+
+  /** Adds `kopecks` to the deposit spent on `day` (UTC, `YYYY-MM-DD`); the counter expires after `ttlSeconds`. */
+  async addSpending(day: string, kopecks: number, ttlSeconds: number): Promise<void> {
+    const key = this.keys.spendDay(day);
+    await this.redis.multi().incrby(key, kopecks).expire(key, ttlSeconds).exec();
+  }
+
+  /** The deposit spent on each of `days` (UTC, `YYYY-MM-DD`), kopecks; 0 for a day without a counter. */
+  async spendingOf(days: readonly string[]): Promise<number[]> {
+    const pipe = this.redis.pipeline();
+    for (const day of days) pipe.get(this.keys.spendDay(day));
+    const rows = (await pipe.exec()) ?? [];
+    return days.map((_, i) => {
+      const [err, value] = rows[i] ?? [null, null];
+      if (err) throw err;
+      const n = Number(value ?? 0);
+      return Number.isSafeInteger(n) && n > 0 ? n : 0;
+    });
   }
 
   // ---- jobs ----
