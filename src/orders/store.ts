@@ -313,17 +313,34 @@ export class OrderStore {
 
   /**
    * Orders created between `from` and `to` (ms, inclusive), oldest first, `chunk` records at a
-   * time: the index is paged too, so a long period never sits in memory whole. An order deleted
-   * between the index page and the read (archived meanwhile) is left out.
+   * time: the index is paged too, so a long period never sits in memory whole. Pages continue
+   * from the last creation time seen (not an offset), so orders leaving Redis meanwhile (the
+   * archive sweep) cannot make the next page skip one; an order deleted between its page and its
+   * read is left out.
    */
   async *createdBetweenChunks(from: number, to: number, chunk = READ_CHUNK): AsyncGenerator<Order[]> {
-    for (let offset = 0; ; offset += chunk) {
-      const ids = await this.redis.zrangebyscore(this.keys.all, from, to, "LIMIT", offset, chunk);
-      if (ids.length > 0) {
-        const orders = await this.readMany(ids);
+    let min = from;
+    // Ids already given whose score is `min`: the next page starts at `min` inclusive and skips them.
+    let givenAtMin = new Set<string>();
+    for (;;) {
+      const want = chunk + givenAtMin.size;
+      const reply = await this.redis.zrangebyscore(this.keys.all, min, to, "WITHSCORES", "LIMIT", 0, want);
+      const page: [string, number][] = [];
+      for (let i = 0; i + 1 < reply.length; i += 2) {
+        const id = reply[i]!;
+        const score = Number(reply[i + 1]);
+        if (score === min && givenAtMin.has(id)) continue;
+        page.push([id, score]);
+      }
+      if (page.length > 0) {
+        const orders = await this.readMany(page.map(([id]) => id));
         if (orders.length > 0) yield orders;
       }
-      if (ids.length < chunk) return;
+      if (reply.length / 2 < want || page.length === 0) return;
+      const last = page[page.length - 1]![1];
+      const atLast = page.filter(([, score]) => score === last).map(([id]) => id);
+      givenAtMin = last === min ? new Set([...givenAtMin, ...atLast]) : new Set(atLast);
+      min = last;
     }
   }
 
