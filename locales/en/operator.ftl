@@ -74,6 +74,17 @@ op-reseller-unexpected = ❓ <b>The reseller gave an answer the bot could not re
 op-balance-title = 💰 <b>Reseller deposit</b>
 op-balance-amount = Balance: <b>{ $balance }</b>
 op-balance-low = ⚠️ Below the alert threshold of { $threshold }: top up the deposit, or orders will be refused.
+op-runway-days = ⏳ At the last 7 days' pace ({ $spent } spent) it lasts about { $days } { $days ->
+    [one] day
+   *[other] days
+}.
+op-runway-hours = ⏳ At the last 7 days' pace ({ $spent } spent) it lasts about { $hours } { $hours ->
+    [one] hour
+   *[other] hours
+}.
+op-runway-over-year = ⏳ At the last 7 days' pace ({ $spent } spent) it lasts more than a year.
+op-runway-empty = ⏳ Nothing left to spend; the last 7 days spent { $spent }.
+op-runway-none = ⏳ No spending in 7 days: nothing to forecast from.
 
 ## /orders
 op-filter-all = All
@@ -217,3 +228,23 @@ op-wallet-already-done = This correction was already applied ({ $amount }). Bala
 op-wallet-already = This correction was already applied.
 op-wallet-outdated = This confirmation is no longer active.
 op-wallet-cancelled = ✖️ Correction cancelled. Nothing changed.
+
+## /export: orders of a period as a CSV file
+cmd-op-export = export
+    .description = Operator: orders of a period as a CSV file
+op-export-choose = 📤 <b>Export orders as CSV</b>
+    Pick a period, or send the days yourself, from and to inclusive (UTC, at most { $max } days):
+    <code>/export 2026-11-01 2026-11-23</code>
+op-export-today = Today
+op-export-7d = Last 7 days
+op-export-30d = Last 30 days
+op-export-this-month = This month
+op-export-last-month = Last month
+op-export-preparing = Preparing the file…
+op-export-caption = 📤 { $rows } orders created { $from } – { $to } (UTC, both days included).
+op-export-busy = ⏳ Your previous export is still being prepared; wait for its file, then ask again.
+op-export-too-large = ⛔ The orders of { $from } – { $to } make a file larger than Telegram's 50 MB limit. Nothing was sent; export a shorter period.
+op-export-bad-date = ⛔ <code>{ $value }</code> is not a date. Send days as YYYY-MM-DD (UTC), from and to inclusive: <code>/export 2026-11-01 2026-11-23</code>, or one day: <code>/export 2026-11-05</code>. Nothing was sent.
+op-export-too-many = ⛔ Send at most two days, from and to inclusive: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
+op-export-reversed = ⛔ The first day is after the second. Send the earlier day first: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
+op-export-too-long = ⛔ One export covers at most { $max } days. Send a shorter period: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.

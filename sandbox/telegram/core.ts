@@ -30,6 +30,8 @@ export interface StoredMessage {
   replyMarkup?: Record<string, unknown>;
   invoice?: InvoiceInfo;
   media?: { kind: string; value: unknown };
+  /** The bytes of an uploaded media file. */
+  file?: { name: string; data: Buffer };
   successfulPayment?: Record<string, unknown>;
   /** For user messages: the Message object as delivered in the update. */
   raw?: Record<string, unknown>;
@@ -246,6 +248,7 @@ export class EmulatorCore {
       ...(m.replyMarkup !== undefined ? { replyMarkup: copy(m.replyMarkup) } : {}),
       ...(m.invoice ? { invoice: { ...m.invoice } } : {}),
       ...(m.media ? { media: m.media.kind } : {}),
+      ...(m.file ? { file: { name: m.file.name, data: Buffer.from(m.file.data) } } : {}),
       ...(m.successfulPayment ? { successfulPayment: copy(m.successfulPayment) } : {}),
       edits: m.edits,
       deleted: m.deleted,

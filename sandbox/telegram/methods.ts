@@ -5,6 +5,14 @@ import type { BotCommand, InvoiceInfo } from "./types.js";
 
 export type Params = Record<string, unknown>;
 
+/** A file the bot uploaded in a multipart request (sendDocument with a local file, …). */
+export class UploadedFile {
+  constructor(
+    readonly name: string,
+    readonly data: Buffer,
+  ) {}
+}
+
 export interface MethodContext {
   /** Aborted when the HTTP client goes away (long polls end early). */
   signal: AbortSignal;
@@ -216,11 +224,19 @@ function sendMedia(kind: string): Handler {
     const caption = formatText(p.caption, p.parse_mode, p.caption_entities);
     checkLength(caption, 1024, "caption");
     const markup = validateReplyMarkup(p.reply_markup);
-    const fileId = typeof value === "string" ? value : `emulated-${kind}`;
-    const file = { file_id: fileId, file_unique_id: fileId.slice(0, 16) };
+    const upload = value instanceof UploadedFile ? value : undefined;
+    const fileId =
+      typeof value === "string" ? value : upload ? `emulated-file:${upload.name}` : `emulated-${kind}`;
+    const file = {
+      file_id: fileId,
+      file_unique_id: fileId.slice(0, 16),
+      ...(upload && kind === "document" ? { file_name: upload.name } : {}),
+      ...(upload ? { file_size: upload.data.length } : {}),
+    };
     const stored = core.addMessage(chat, {
       from: "bot",
       media: { kind, value: kind === "photo" ? [{ ...file, width: 800, height: 600 }] : file },
+      ...(upload ? { file: { name: upload.name, data: upload.data } } : {}),
       ...(caption.text !== "" ? caption : {}),
       replyMarkup: markup,
     });

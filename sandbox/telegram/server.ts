@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { EmulatorCore, scopeKey, unixNow } from "./core.js";
 import { Customer } from "./customer.js";
 import { ApiError, jsonField } from "./markup.js";
-import { METHOD_NAMES, METHODS, type Params } from "./methods.js";
+import { METHOD_NAMES, METHODS, type Params, UploadedFile } from "./methods.js";
 import type { BotCommand, ChatUser, TelegramEmulator, TelegramEmulatorOptions } from "./types.js";
 import { createWebChat, type WebChat } from "./web/api.js";
 
@@ -33,7 +33,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Text fields of a multipart/form-data body; uploaded files become "emulated-file:<name>" strings. */
+/** Fields of a multipart/form-data body: text fields as strings, uploaded files as UploadedFile (name and bytes). */
 function parseMultipart(body: Buffer, contentType: string): Params {
   const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType);
   const delimiter = boundary?.[1] ?? boundary?.[2];
@@ -45,9 +45,16 @@ function parseMultipart(body: Buffer, contentType: string): Params {
     const headers = part.slice(0, headerEnd);
     const name = /name="([^"]*)"/.exec(headers)?.[1];
     if (!name) continue;
-    const value = Buffer.from(part.slice(headerEnd + 4).replace(/\r\n$/, ""), "latin1").toString("utf8");
-    const filename = /filename="([^"]*)"/.exec(headers)?.[1];
-    params[name] = filename === undefined ? value : `emulated-file:${filename}`;
+    const bytes = Buffer.from(part.slice(headerEnd + 4).replace(/\r\n$/, ""), "latin1");
+    // Quoted or not (grammY writes `filename=name.csv`).
+    const file = /filename=(?:"([^"]*)"|([^;\r\n]*))/.exec(headers);
+    const filename = file ? (file[1] ?? file[2] ?? "") : undefined;
+    params[name] = filename === undefined ? bytes.toString("utf8") : new UploadedFile(filename, bytes);
+  }
+  // A field may name a file part instead of holding it (`"document": "attach://<part>"`, as grammY sends).
+  for (const [name, value] of Object.entries(params)) {
+    const attached = typeof value === "string" ? /^attach:\/\/(.+)$/.exec(value)?.[1] : undefined;
+    if (attached && params[attached] instanceof UploadedFile) params[name] = params[attached];
   }
   return params;
 }

@@ -81,6 +81,8 @@ export interface ChatMessage {
   invoice?: InvoiceInfo;
   /** For sendPhoto/sendDocument/...: the method's media kind ("photo", "document", ...). */
   media?: string;
+  /** An uploaded media file (not one sent by file_id or URL): its name and bytes. */
+  file?: { name: string; data: Buffer };
   edits: number;
   deleted: boolean;
   date: number;

@@ -26,6 +26,7 @@ import { helpFeature } from "./features/help.js";
 import { languageFeature } from "./features/language.js";
 import { myOrdersFeature } from "./features/my-orders.js";
 import { createOperatorFeature } from "./features/operator.js";
+import { operatorExportFeature } from "./features/operator-export.js";
 import { paymentsFeature } from "./features/payments.js";
 import { startFeature } from "./features/start.js";
 import { topUpsFeature } from "./features/topups.js";
@@ -169,6 +170,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
       reseller: deps.reseller,
     }),
   );
+  guarded.use(operatorExportFeature({ config, logger, orders: deps.orders }));
 
   const flows = [
     [STARS_FLOW, createStarsFlow(flowDeps)],

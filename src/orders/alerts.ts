@@ -1,5 +1,6 @@
 import type { ResellerApiError } from "../reseller/errors.js";
 import type { EngineContext } from "./context.js";
+import { recentSpending } from "./spending.js";
 import type { AlertKind, OperatorAlert, Order } from "./types.js";
 
 /** Alerts that repeat by nature are sent at most once per window (seconds), across processes. */
@@ -21,13 +22,22 @@ export async function noteResellerError(ctx: EngineContext, err: ResellerApiErro
   }).catch((e) => ctx.log.error({ err: e }, "reseller auth alert failed"));
 }
 
-/** Reads the deposit and warns the operators when it is below LOW_BALANCE_RUB. */
+/** Reads the deposit and warns the operators when it is below LOW_BALANCE_RUB, with the last 7 days' spending (for the runway). */
 export async function checkBalance(ctx: EngineContext): Promise<void> {
   const balance = await ctx.reseller.balance();
   if (balance.balanceRub < ctx.config.lowBalanceRub) {
+    // The runway forecast needs the last days' spending; the alert goes out without it when unread.
+    const spending = await recentSpending(ctx.store, ctx.now()).catch((err) => {
+      ctx.log.warn({ err }, "deposit spending not read");
+      return null;
+    });
     await sendAlert(ctx, {
       kind: "low_balance",
-      details: { balanceRub: balance.balanceRub, thresholdRub: ctx.config.lowBalanceRub },
+      details: {
+        balanceRub: balance.balanceRub,
+        thresholdRub: ctx.config.lowBalanceRub,
+        ...(spending ? { spentKopecks: spending.spentKopecks, spendWindowMs: spending.windowMs } : {}),
+      },
     });
   }
 }

@@ -120,6 +120,49 @@ export class OrderArchive {
   }
 
   /**
+   * Archived orders created between `from` and `to` (ms, inclusive), one at a time, month file by
+   * month file, each order once (its last line). Two passes over each file: the first keeps, per
+   * id in the period, the number of its last line; the second parses only those lines. Memory is
+   * that map of ids (one month's orders in the period), never the orders themselves.
+   */
+  async *eachCreatedBetween(from: number, to: number): AsyncGenerator<Order> {
+    if (to < from) return;
+    const first = OrderArchive.monthOf(from);
+    const last = OrderArchive.monthOf(to);
+    for (const month of await this.months()) {
+      if (month < first || month > last) continue;
+      const lastLine = new Map<string, number>();
+      for await (const [n, line] of this.linesOf(month)) {
+        const order = parseLine(line);
+        if (order && order.createdAt >= from && order.createdAt <= to) lastLine.set(order.id, n);
+      }
+      if (lastLine.size === 0) continue;
+      const wanted = new Set(lastLine.values());
+      lastLine.clear();
+      for await (const [n, line] of this.linesOf(month)) {
+        if (!wanted.has(n)) continue;
+        const order = parseLine(line);
+        if (order) yield order;
+      }
+    }
+  }
+
+  /** The lines of a month file with their numbers; none when the file is gone. */
+  private async *linesOf(month: string): AsyncGenerator<[number, string]> {
+    const input = createReadStream(this.fileOf(month), { encoding: "utf8" });
+    const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    let n = 0;
+    try {
+      for await (const line of lines) yield [n++, line];
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    } finally {
+      lines.close();
+      input.destroy();
+    }
+  }
+
+  /**
    * Archived orders whose id starts with `prefix` (lower-case), at most `max`, newest month first.
    * Reads month files until it has found them: meant for an operator's look-up, not a hot path.
    */

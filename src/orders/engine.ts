@@ -11,8 +11,10 @@ import { Retry, runJob } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
+import { ordersCreatedBetween } from "./period-orders.js";
 import { onPaymentHint, startProviderPayment } from "./provider-checkout.js";
 import type { RetentionSettings } from "./retention.js";
+import { recentSpending } from "./spending.js";
 import { type Effect, OrderStore } from "./store.js";
 import { applyResellerOrder, onDeliveryHint, recheck } from "./tracking.js";
 import type { Notifier, Order, OrdersApi, ProviderRail } from "./types.js";
@@ -242,6 +244,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     findIdsByPrefix: (prefix, max) => store.idsByPrefix(prefix, max),
     createdBetween: (from, to) =>
       archived ? archived.createdBetween(from, to) : store.createdBetween(from, to),
+    streamCreatedBetween: (from, to) => ordersCreatedBetween(store, retention?.archive, from, to),
+    recentSpending: () => recentSpending(store, now()),
     findArchived: retention ? (prefix, max) => retention.archive.find(prefix, max) : undefined,
     start() {
       if (worker.isRunning) return;

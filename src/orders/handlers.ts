@@ -11,6 +11,7 @@ import { rubToKopecks } from "./pricing.js";
 import { pollProviderPayments } from "./provider-checkout.js";
 import { type RefundRoute, refundRoute, refundsAutomatically } from "./rails.js";
 import { type RetentionSettings, sweepArchive } from "./retention.js";
+import { noteSpending } from "./spending.js";
 import type { Effect } from "./store.js";
 import { applyResellerOrder, flagStuckIfLate } from "./tracking.js";
 import { FINAL_STATES, type Order, type RefundState } from "./types.js";
@@ -82,10 +83,11 @@ async function submitPay(ctx: EngineContext, order: Order): Promise<Retry | unde
   const { reseller } = ctx;
   try {
     const paid = await reseller.payOrder(order.id);
-    await transition(ctx, order.id, ["paid"], "pending", () => ({
+    const moved = await transition(ctx, order.id, ["paid"], "pending", () => ({
       chargedKopecks: rubToKopecks(paid.priceChargedRub),
       resellerStatus: paid.status,
     }));
+    await noteSpending(ctx, moved);
     await ctx.balanceSoon();
     return;
   } catch (err) {

@@ -11,6 +11,7 @@ import type { OrderFilter, OrderState } from "./types.js";
  *   P idx:attention      zset createdAt → id (rejected, stuck or refund needed)
  *   P jobs               zset dueAt(ms) → job (follow-up work, see jobs.ts)
  *   P alert:<kind>       throttle window of an operator alert kind
+ *   P spend:<YYYY-MM-DD> deposit charged by `pay` that UTC day, kopecks (the /balance runway; expires)
  */
 export interface OrderKeys {
   order(id: string): string;
@@ -22,6 +23,8 @@ export interface OrderKeys {
   readonly attention: string;
   readonly jobs: string;
   alertWindow(kind: string): string;
+  /** The deposit spent on one UTC day (`YYYY-MM-DD`), kopecks. */
+  spendDay(day: string): string;
   /** The index behind an operator list filter. */
   filter(filter: OrderFilter): string;
 }
@@ -39,6 +42,7 @@ export function orderKeys(prefix: string): OrderKeys {
     attention,
     jobs: `${prefix}jobs`,
     alertWindow: (kind) => `${prefix}alert:${kind}`,
+    spendDay: (day) => `${prefix}spend:${day}`,
     filter: (f) => (f === "all" ? all : f === "attention" ? attention : state(f)),
   };
 }

@@ -311,6 +311,39 @@ export class OrderStore {
     return orders;
   }
 
+  /**
+   * Orders created between `from` and `to` (ms, inclusive), oldest first, `chunk` records at a
+   * time: the index is paged too, so a long period never sits in memory whole. Pages continue
+   * from the last creation time seen (not an offset), so orders leaving Redis meanwhile (the
+   * archive sweep) cannot make the next page skip one; an order deleted between its page and its
+   * read is left out.
+   */
+  async *createdBetweenChunks(from: number, to: number, chunk = READ_CHUNK): AsyncGenerator<Order[]> {
+    let min = from;
+    // Ids already given whose score is `min`: the next page starts at `min` inclusive and skips them.
+    let givenAtMin = new Set<string>();
+    for (;;) {
+      const want = chunk + givenAtMin.size;
+      const reply = await this.redis.zrangebyscore(this.keys.all, min, to, "WITHSCORES", "LIMIT", 0, want);
+      const page: [string, number][] = [];
+      for (let i = 0; i + 1 < reply.length; i += 2) {
+        const id = reply[i]!;
+        const score = Number(reply[i + 1]);
+        if (score === min && givenAtMin.has(id)) continue;
+        page.push([id, score]);
+      }
+      if (page.length > 0) {
+        const orders = await this.readMany(page.map(([id]) => id));
+        if (orders.length > 0) yield orders;
+      }
+      if (reply.length / 2 < want || page.length === 0) return;
+      const last = page[page.length - 1]![1];
+      const atLast = page.filter(([, score]) => score === last).map(([id]) => id);
+      givenAtMin = last === min ? new Set([...givenAtMin, ...atLast]) : new Set(atLast);
+      min = last;
+    }
+  }
+
   /** Ids of orders starting with `prefix` (lower-case hex), at most `max` of them. */
   async idsByPrefix(prefix: string, max: number): Promise<string[]> {
     const found = new Set<string>();
@@ -350,6 +383,27 @@ export class OrderStore {
   async openAlertWindow(kind: string, seconds: number): Promise<boolean> {
     const first = await this.redis.set(this.keys.alertWindow(kind), String(this.now()), "EX", seconds, "NX");
     return first === "OK";
+  }
+
+  // ---- deposit spending per day ----
+
+  /** Adds `kopecks` to the deposit spent on `day` (UTC, `YYYY-MM-DD`); the counter expires after `ttlSeconds`. */
+  async addSpending(day: string, kopecks: number, ttlSeconds: number): Promise<void> {
+    const key = this.keys.spendDay(day);
+    await this.redis.multi().incrby(key, kopecks).expire(key, ttlSeconds).exec();
+  }
+
+  /** The deposit spent on each of `days` (UTC, `YYYY-MM-DD`), kopecks; 0 for a day without a counter. */
+  async spendingOf(days: readonly string[]): Promise<number[]> {
+    const pipe = this.redis.pipeline();
+    for (const day of days) pipe.get(this.keys.spendDay(day));
+    const rows = (await pipe.exec()) ?? [];
+    return days.map((_, i) => {
+      const [err, value] = rows[i] ?? [null, null];
+      if (err) throw err;
+      const n = Number(value ?? 0);
+      return Number.isSafeInteger(n) && n > 0 ? n : 0;
+    });
   }
 
   // ---- jobs ----

@@ -1,6 +1,7 @@
 import type { Locale, ProductKind, Rail } from "../config.js";
 import type { ResellerProduct } from "../reseller/types.js";
 import type { TopUp, TopUps } from "../wallet/topups.js";
+import type { RecentSpending } from "./spending.js";
 
 /**
  * Order states (DESIGN.md). `draft` is internal: the record exists (its custom_id is fixed)
@@ -307,6 +308,13 @@ export interface OrdersApi {
   findIdsByPrefix(prefix: string, max: number): Promise<string[]>;
   /** Orders created between two times (ms, inclusive), for statistics. */
   createdBetween(from: number, to: number): Promise<Order[]>;
+  /**
+   * The same orders, Redis and the archive, in chunks of a few hundred records, so a long period
+   * never sits in memory whole (an operator's export; see period-orders.ts).
+   */
+  streamCreatedBetween(from: number, to: number): AsyncIterable<Order[]>;
+  /** The deposit spent by `pay` today and the 6 days before (UTC), for the runway forecast (spending.ts). */
+  recentSpending(): Promise<RecentSpending>;
   /**
    * Orders that left Redis for the archive whose id starts with `prefix` (lower-case), at most
    * `max` (an operator opening an archived order). Absent when there is no archive.

@@ -1,10 +1,11 @@
 import { RedisAdapter } from "@grammyjs/storage-redis";
-import { Bot, session } from "grammy";
+import { Bot, InputFile, session } from "grammy";
 import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import type { Redis } from "ioredis";
 import type { BotContext, SessionData, Translate } from "../../src/bot/context.js";
 import { myOrdersFeature } from "../../src/bot/features/my-orders.js";
 import { createOperatorFeature } from "../../src/bot/features/operator.js";
+import { operatorExportFeature } from "../../src/bot/features/operator-export.js";
 import { unhandledFeature } from "../../src/bot/features/unhandled.js";
 import { createI18n, translator } from "../../src/bot/i18n.js";
 import { sessionKey } from "../../src/bot/redis-keys.js";
@@ -52,6 +53,8 @@ export function translatorFor(locale: "ru" | "en"): Translate {
 export class OperatorBot {
   readonly bot: Bot<BotContext>;
   readonly calls: ApiCall[] = [];
+  /** Files sent with sendDocument, with their bytes. */
+  readonly documents: { name: string; data: Buffer }[] = [];
   readonly config: Config;
   private updateId = 1;
   private messageId = 100;
@@ -64,6 +67,8 @@ export class OperatorBot {
       env?: Record<string, string>;
       /** The customers' wallets, when the test offers them. */
       wallet?: WalletLedger;
+      /** The export's clock (its preset periods). */
+      now?: () => number;
     } = {},
   ) {
     this.config = createConfig({
@@ -81,6 +86,10 @@ export class OperatorBot {
     const bot = new Bot<BotContext>(config.botToken, { botInfo: BOT_INFO });
     bot.api.config.use(async (_prev, method, payload) => {
       const p = (payload ?? {}) as Record<string, unknown>;
+      // An uploaded file is read as it is sent (the sender may delete it afterwards).
+      if (p.document instanceof InputFile) {
+        this.documents.push({ name: p.document.filename ?? "", data: await readInputFile(p.document) });
+      }
       this.calls.push({ method, payload: p });
       return { ok: true, result: this.fakeResult(method, p) } as never;
     });
@@ -117,6 +126,7 @@ export class OperatorBot {
         reseller,
       }),
     );
+    bot.use(operatorExportFeature({ config, logger: h.logger, orders, now: opts.now }));
     bot.use(myOrdersFeature());
     bot.use(unhandledFeature());
     this.bot = bot;
@@ -210,6 +220,15 @@ export class OperatorBot {
   static callbackAnswer(calls: ApiCall[]): Record<string, unknown> | undefined {
     return calls.find((c) => c.method === "answerCallbackQuery")?.payload;
   }
+}
+
+/** The bytes of a file grammY is about to upload. */
+async function readInputFile(file: InputFile): Promise<Buffer> {
+  const raw = await file.toRaw();
+  if (raw instanceof Uint8Array) return Buffer.from(raw);
+  const parts: Buffer[] = [];
+  for await (const part of raw as AsyncIterable<Uint8Array>) parts.push(Buffer.from(part));
+  return Buffer.concat(parts);
 }
 
 /** Every callback_data of a keyboard, flattened. */

@@ -5,7 +5,12 @@ import type { Config } from "../../src/config.js";
 import { resellerWebhookHandler, type WebhookOutcome } from "../../src/http/reseller-webhook.js";
 import { type HttpServer, startHttpServer } from "../../src/http/server.js";
 import { createLogger, type Logger } from "../../src/logger.js";
-import { createOrdersEngine, type EngineConfig, type OrdersEngine } from "../../src/orders/engine.js";
+import {
+  createOrdersEngine,
+  type EngineConfig,
+  type OrdersEngine,
+  type OrdersEngineOptions,
+} from "../../src/orders/engine.js";
 import type { Customer, Notifier, Order, OrderItem } from "../../src/orders/types.js";
 import { outgoingKeys } from "../../src/outgoing/queue.js";
 import type { PaymentGateways } from "../../src/payments/gateway.js";
@@ -57,6 +62,8 @@ export interface EngineParts {
   notifier?: Notifier;
   config?: Partial<EngineConfig>;
   leaseMs?: number;
+  /** ORDER_RETENTION_DAYS and ARCHIVE_DIR: the engine's reads include the archive. */
+  retention?: OrdersEngineOptions["retention"];
 }
 
 export interface HarnessOptions {
@@ -144,6 +151,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
       logger,
       config: { ...engineConfig, ...parts.config },
       leaseMs: parts.leaseMs ?? opts.leaseMs ?? 2000,
+      retention: parts.retention,
       replicaWait: opts.replicaWait,
       idleDelayMs: 20,
       // Pacing is the outgoing queue's own tests' subject; here messages go as fast as they are made.

@@ -122,11 +122,20 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
   }
 
   async function balanceView(ctx: BotContext): Promise<OperatorView> {
+    const [balance, spending] = await Promise.all([
+      readBalance(),
+      // The runway line is left out when the spending cannot be read; the balance is still shown.
+      orders.recentSpending().catch((err) => {
+        log.warn({ err }, "deposit spending read failed");
+        return undefined;
+      }),
+    ]);
     return renderBalance(
-      await readBalance(),
+      balance,
       config.lowBalanceRub,
       tOf(ctx),
       await localeOf(ctx, config.defaultLocale),
+      spending,
     );
   }
 

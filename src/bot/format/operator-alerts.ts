@@ -1,5 +1,6 @@
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { Locale } from "../../config.js";
+import { rubToKopecks } from "../../orders/pricing.js";
 import type { OperatorAlert, Order } from "../../orders/types.js";
 import type { Translate } from "../context.js";
 import { isLocale } from "../i18n.js";
@@ -18,6 +19,7 @@ import {
   rejectReasonLabel,
   stateLabel,
 } from "./operator.js";
+import { runwayLine } from "./operator-stats.js";
 
 export interface RenderedAlert {
   text: string;
@@ -112,6 +114,11 @@ export function renderAlert(
           threshold: threshold !== undefined ? rub(threshold, locale) : "—",
         }),
       );
+      const spentKopecks = num("spentKopecks");
+      const windowMs = num("spendWindowMs");
+      if (balance !== undefined && spentKopecks !== undefined && windowMs !== undefined) {
+        lines.push(runwayLine(rubToKopecks(balance), { spentKopecks, windowMs }, t, locale));
+      }
       lines.push(t("op-alert-low-balance-todo"));
       break;
     }

@@ -1,4 +1,7 @@
 import type { Locale } from "../../config.js";
+import { rubToKopecks } from "../../orders/pricing.js";
+import { forecastRunway } from "../../orders/runway.js";
+import type { RecentSpending } from "../../orders/spending.js";
 import type { OrderStats, WindowStats } from "../../orders/stats.js";
 import type { ResellerErrorKind } from "../../reseller/errors.js";
 import type { Translate } from "../context.js";
@@ -28,15 +31,45 @@ export function resellerProblem(kind: ResellerErrorKind | "unknown", t: Translat
   }
 }
 
+/**
+ * How long the deposit lasts at the last 7 days' pace (orders/runway.ts), in one line:
+ * "about 3 days", "about 5 hours", "more than a year", or that nothing was spent.
+ */
+export function runwayLine(
+  balanceKopecks: number,
+  spending: RecentSpending,
+  t: Translate,
+  locale: Locale,
+): string {
+  const runway = forecastRunway(balanceKopecks, spending.spentKopecks, spending.windowMs);
+  const spent = formatRub(spending.spentKopecks, locale);
+  switch (runway.kind) {
+    case "no_spending":
+      return t("op-runway-none");
+    case "empty":
+      return t("op-runway-empty", { spent });
+    case "hours":
+      return t("op-runway-hours", { hours: runway.hours, spent });
+    case "days":
+      return t("op-runway-days", { days: runway.days, spent });
+    case "over_year":
+      return t("op-runway-over-year", { spent });
+  }
+}
+
+/** /balance: the deposit, a warning under LOW_BALANCE_RUB, and the runway when the spending could be read. */
 export function renderBalance(
   result: BalanceResult,
   lowBalanceRub: number,
   t: Translate,
   locale: Locale,
+  spending?: RecentSpending,
 ): OperatorView {
   const lines = [t("op-balance-title")];
   if (result.ok) {
-    lines.push(t("op-balance-amount", { balance: formatRub(Math.round(result.balanceRub * 100), locale) }));
+    const balanceKopecks = rubToKopecks(result.balanceRub);
+    lines.push(t("op-balance-amount", { balance: formatRub(balanceKopecks, locale) }));
+    if (spending) lines.push(runwayLine(balanceKopecks, spending, t, locale));
     if (result.balanceRub < lowBalanceRub) {
       lines.push(t("op-balance-low", { threshold: formatRub(Math.round(lowBalanceRub * 100), locale) }));
     }

@@ -34,6 +34,8 @@ export const CB = {
   walletOperator: "ow:",
   /** Top up the wallet on a rail: `tu:<rail>:<amountKopecks>` (see encodeTopUp). */
   topUp: "tu:",
+  /** An operator's CSV export of a preset period: `ox:<preset>` (see orders/export-period.ts). */
+  operatorExport: "ox:",
 } as const;
 
 /** The rails a wallet can be topped up on: every payment rail but the wallet itself and `direct`. */

@@ -139,6 +139,12 @@ export class FakeOrders implements OrdersApi {
   async createdBetween(from: number, to: number) {
     return [...this.orders.values()].filter((o) => o.createdAt >= from && o.createdAt <= to);
   }
+  async *streamCreatedBetween(from: number, to: number) {
+    yield await this.createdBetween(from, to);
+  }
+  async recentSpending() {
+    return { spentKopecks: 0, windowMs: 7 * 24 * 3600_000 };
+  }
 }
 
 const gift = (id: string, emoji: string, stars: number, remaining: number | null, rub: number): Gift => ({

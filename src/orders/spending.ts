@@ -1,0 +1,58 @@
+import type { EngineContext } from "./context.js";
+import type { OrderStore } from "./store.js";
+import type { Order } from "./types.js";
+
+/**
+ * What the deposit paid out lately: one counter per UTC day (keys.ts, `spend:<day>`), added to
+ * when `pay` is accepted (handlers.ts) with the charge the reseller reported (the wholesale price
+ * when it reported none). Reading the last 7 days is 7 GETs, whatever the number of orders.
+ *
+ * Counted once per order: only the process whose transition to `pending` won adds it. A crash
+ * between that transition and the addition leaves the charge uncounted: the forecast is a
+ * little optimistic then, never a charge counted twice.
+ */
+
+/** Days the pace is measured over: today (so far) and the 6 days before it. */
+export const SPENDING_WINDOW_DAYS = 7;
+const DAY_MS = 24 * 3600_000;
+/** A day's counter outlives the window a little, then Redis drops it. */
+const COUNTER_TTL_SECONDS = (SPENDING_WINDOW_DAYS + 3) * 24 * 3600;
+
+export interface RecentSpending {
+  /** Deposit spent in the window, kopecks. */
+  spentKopecks: number;
+  /** The window's length: 6 whole days plus today so far, ms. */
+  windowMs: number;
+}
+
+/** `YYYY-MM-DD` (UTC) of a time in ms. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Counts the deposit charge of an order that `pay` just moved to `pending` (this process won the move). */
+export async function noteSpending(
+  ctx: Pick<EngineContext, "store" | "now" | "log">,
+  moved: { won: boolean; order: Order | null },
+): Promise<void> {
+  if (!moved.won || !moved.order) return;
+  const kopecks = moved.order.chargedKopecks ?? moved.order.wholesaleKopecks ?? 0;
+  if (!Number.isSafeInteger(kopecks) || kopecks <= 0) return;
+  await ctx.store
+    .addSpending(utcDay(ctx.now()), kopecks, COUNTER_TTL_SECONDS)
+    .catch((err) => ctx.log.warn({ err, orderId: moved.order?.id }, "deposit spending not counted"));
+}
+
+/** The deposit spent today and in the 6 days before (UTC), and the time that covers. */
+export async function recentSpending(
+  store: Pick<OrderStore, "spendingOf">,
+  now: number,
+): Promise<RecentSpending> {
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const days = Array.from({ length: SPENDING_WINDOW_DAYS }, (_, i) => utcDay(today - i * DAY_MS));
+  const amounts = await store.spendingOf(days);
+  return {
+    spentKopecks: amounts.reduce((sum, n) => sum + n, 0),
+    windowMs: (SPENDING_WINDOW_DAYS - 1) * DAY_MS + (now - today),
+  };
+}

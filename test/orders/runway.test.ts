@@ -1,0 +1,72 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forecastRunway, RUNWAY_MAX_DAYS } from "../../src/orders/runway.js";
+import { recentSpending, utcDay } from "../../src/orders/spending.js";
+import { OrderStore } from "../../src/orders/store.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
+
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+const WEEK = 7 * DAY;
+
+describe("deposit runway forecast", () => {
+  it("divides the deposit by the pace: a week's spending lasts a week", () => {
+    expect(forecastRunway(70_000, 70_000, WEEK)).toEqual({ kind: "days", days: 7 });
+    expect(forecastRunway(30_000, 70_000, WEEK)).toEqual({ kind: "days", days: 3 });
+    expect(forecastRunway(1_000_000, 70_000, WEEK)).toEqual({ kind: "days", days: 100 });
+  });
+
+  it("rounds fractional days to the nearest day and says hours under a day", () => {
+    // 10 000 a day: 14 000 is 1.4 days, 26 000 is 2.6 days.
+    expect(forecastRunway(14_000, 70_000, WEEK)).toEqual({ kind: "days", days: 1 });
+    expect(forecastRunway(26_000, 70_000, WEEK)).toEqual({ kind: "days", days: 3 });
+    expect(forecastRunway(10_000, 70_000, WEEK)).toEqual({ kind: "days", days: 1 });
+    expect(forecastRunway(5_000, 70_000, WEEK)).toEqual({ kind: "hours", hours: 12 });
+    expect(forecastRunway(9_900, 70_000, WEEK)).toEqual({ kind: "days", days: 1 }); // 23.76 h
+    expect(forecastRunway(1, 70_000, WEEK)).toEqual({ kind: "hours", hours: 1 }); // seconds: at least an hour
+  });
+
+  it("uses the window it is given: 6.5 days of spending", () => {
+    expect(forecastRunway(65_000, 65_000, 6.5 * DAY)).toEqual({ kind: "days", days: 7 }); // 6.5 rounds up
+    expect(forecastRunway(10_000, 65_000, 6.5 * DAY)).toEqual({ kind: "days", days: 1 });
+  });
+
+  it("says when nothing was spent, when nothing is left, and when it lasts over a year", () => {
+    expect(forecastRunway(100_000, 0, WEEK)).toEqual({ kind: "no_spending" });
+    expect(forecastRunway(0, 0, WEEK)).toEqual({ kind: "no_spending" });
+    expect(forecastRunway(0, 5_000, WEEK)).toEqual({ kind: "empty" });
+    expect(forecastRunway(-500, 5_000, WEEK)).toEqual({ kind: "empty" });
+    expect(forecastRunway(Number.MAX_SAFE_INTEGER, 1, WEEK)).toEqual({ kind: "over_year" });
+    expect(forecastRunway(1e15, 70_000, WEEK)).toEqual({ kind: "over_year" });
+    expect(forecastRunway(RUNWAY_MAX_DAYS * 10_000, 70_000, WEEK)).toEqual({
+      kind: "days",
+      days: RUNWAY_MAX_DAYS,
+    });
+    expect(forecastRunway((RUNWAY_MAX_DAYS + 1) * 10_000, 70_000, WEEK)).toEqual({ kind: "over_year" });
+  });
+});
+
+describe("deposit spending per day", () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = testRedis();
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it("sums today and the 6 days before, over 6 days plus today so far, and expires the counters", async () => {
+    const store = new OrderStore(redis, uniquePrefix("spend"));
+    const now = Date.UTC(2026, 10, 23, 6); // 06:00 UTC
+    await store.addSpending(utcDay(now), 1_000, 3600);
+    await store.addSpending(utcDay(now), 250, 3600);
+    await store.addSpending(utcDay(now - 6 * DAY), 4_000, 3600);
+    await store.addSpending(utcDay(now - 7 * DAY), 99_999, 3600); // a day too old
+    expect(await recentSpending(store, now)).toEqual({ spentKopecks: 5_250, windowMs: 6 * DAY + 6 * HOUR });
+    expect(await redis.ttl(store.keys.spendDay(utcDay(now)))).toBeGreaterThan(0);
+    expect(await recentSpending(store, now + 30 * DAY)).toEqual({
+      spentKopecks: 0,
+      windowMs: 6 * DAY + 6 * HOUR,
+    });
+  });
+});
