@@ -102,6 +102,7 @@ flow-too-long = This order took too many steps, so I stopped here. /start to beg
 catalog-unavailable = ⏳ The shop's supplier is not answering right now. Try again in a moment.
 catalog-unavailable-final = ⏳ The shop's supplier is still not answering. Please try again later: /start
 quote-unavailable = ⏳ The shop's supplier is not answering right now, so there is no price yet. Try again in a moment — you will not be charged twice.
+quote-paused = ⏸ This product is temporarily unavailable. Please try again a little later.
 quote-refused-shop = 😔 The shop cannot take this order right now. Please try again later.
 quote-refused-request = 😔 The supplier did not accept this order. Check what you entered and try again.
 quote-invalid = The supplier did not accept this: { $reasons }. Please answer again.

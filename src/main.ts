@@ -41,7 +41,7 @@ export interface AppOptions {
   /** Pace of the outgoing queue (benchmarks lift it to measure the bot's own cost). */
   outgoingPace?: Partial<OutgoingPace>;
   /** Engine tuning for tests and drills. */
-  engine?: { leaseMs?: number; idleDelayMs?: number; concurrency?: number };
+  engine?: { leaseMs?: number; idleDelayMs?: number; concurrency?: number; balanceCheckIntervalMs?: number };
   /** Webhook intake timings for tests and drills. */
   webhook?: Partial<IntakeTimings>;
 }

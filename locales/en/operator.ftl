@@ -248,3 +248,7 @@ op-export-bad-date = ⛔ <code>{ $value }</code> is not a date. Send days as YYY
 op-export-too-many = ⛔ Send at most two days, from and to inclusive: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
 op-export-reversed = ⛔ The first day is after the second. Send the earlier day first: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
 op-export-too-long = ⛔ One export covers at most { $max } days. Send a shorter period: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
+
+op-alert-product-paused = ⏸ <b>{ $product } paused:</b> the deposit ({ $balance }) cannot cover an order that needs { $needed } wholesale. Customers are told it is temporarily unavailable; nothing was charged.
+op-alert-product-paused-todo = What to do: top up the deposit in the reseller's bot. The product comes back by itself within a minute of the deposit covering it; you will be told.
+op-alert-product-resumed = ▶️ <b>{ $product } is back on sale:</b> the deposit ({ $balance }) covers it again.

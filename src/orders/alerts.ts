@@ -1,5 +1,6 @@
 import type { ResellerApiError } from "../reseller/errors.js";
 import type { EngineContext } from "./context.js";
+import { rubToKopecks } from "./pricing.js";
 import { recentSpending } from "./spending.js";
 import type { AlertKind, OperatorAlert, Order } from "./types.js";
 
@@ -25,6 +26,15 @@ export async function noteResellerError(ctx: EngineContext, err: ResellerApiErro
 /** Reads the deposit and warns the operators when it is below LOW_BALANCE_RUB, with the last 7 days' spending (for the runway). */
 export async function checkBalance(ctx: EngineContext): Promise<void> {
   const balance = await ctx.reseller.balance();
+  // Products paused for want of deposit come back as soon as it covers them again.
+  const resumed = await ctx.deposit.noteDeposit(rubToKopecks(balance.balanceRub));
+  for (const kind of resumed) {
+    ctx.log.info({ kind, balanceRub: balance.balanceRub }, "product resumed: the deposit covers it again");
+    await sendAlert(ctx, {
+      kind: "product_resumed",
+      details: { product: kind, balanceRub: balance.balanceRub },
+    });
+  }
   if (balance.balanceRub < ctx.config.lowBalanceRub) {
     // The runway forecast needs the last days' spending; the alert goes out without it when unread.
     const spending = await recentSpending(ctx.store, ctx.now()).catch((err) => {

@@ -3,6 +3,7 @@ import { validateCreateOrderRequest } from "../reseller/requests.js";
 import type { CreateOrderRequest, ResellerClient } from "../reseller/types.js";
 import { noteResellerError, sendAlert } from "./alerts.js";
 import { type EngineContext, noteTransition, transition } from "./context.js";
+import { ProductPausedError } from "./deposit-guard.js";
 import { encodeJob } from "./jobs.js";
 import { alertMessage, at, enter, isQuoteExpired, jobsFor, PAYABLE_STATES } from "./lifecycle.js";
 import { customerPriceKopecks, rubToKopecks, starsForPrice } from "./pricing.js";
@@ -64,6 +65,7 @@ async function callCreate(ctx: EngineContext, order: Order): Promise<Order> {
     throw err;
   }
   const wholesaleKopecks = rubToKopecks(created.totalToPayRub);
+  if (!(await ctx.deposit.covers(wholesaleKopecks))) await refuseForDeposit(ctx, order, wholesaleKopecks);
   const priceKopecks = customerPriceKopecks(wholesaleKopecks, config.priceMarkupPercent);
   const starsAmount = starsForPrice(priceKopecks, config.starPriceRub);
   const amount = order.currency === "XTR" ? starsAmount : priceKopecks;
@@ -80,8 +82,37 @@ async function callCreate(ctx: EngineContext, order: Order): Promise<Order> {
   return result;
 }
 
+/**
+ * The deposit cannot pay this price: the quote is cancelled before the customer can pay, the
+ * product paused (the operators told once), and the deposit looked at again soon.
+ */
+async function refuseForDeposit(ctx: EngineContext, order: Order, wholesaleKopecks: number): Promise<never> {
+  const kind = order.item.kind;
+  await transition(ctx, order.id, ["draft"], "cancelled", () => ({
+    wholesaleKopecks,
+    errorMessage: "the reseller deposit cannot cover this price",
+  }));
+  if (await ctx.deposit.pause(kind, wholesaleKopecks)) {
+    const { depositKopecks } = await ctx.deposit.state();
+    ctx.log.warn({ kind, wholesaleKopecks, depositKopecks }, "product paused: the deposit cannot cover it");
+    await sendAlert(ctx, {
+      kind: "product_paused",
+      orderId: order.id,
+      details: {
+        product: kind,
+        neededRub: wholesaleKopecks / 100,
+        balanceRub: depositKopecks === undefined ? null : depositKopecks / 100,
+      },
+    }).catch((err) => ctx.log.error({ err, kind }, "product paused alert failed"));
+  }
+  await ctx.balanceSoon();
+  throw new ProductPausedError(kind);
+}
+
 export async function quote(ctx: EngineContext, input: QuoteInput): Promise<Order> {
   if (!UUID_V4.test(input.orderId)) throw new Error("orderId must be a UUID v4");
+  // A paused product is refused before anything is written or asked of the reseller.
+  if (!(await ctx.deposit.mayQuote(input.item.kind))) throw new ProductPausedError(input.item.kind);
   const t = ctx.now();
   const order: Order = {
     id: input.orderId,

@@ -5,6 +5,7 @@ import type { PaymentGateways } from "../payments/gateway.js";
 import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
 import type { TopUps } from "../wallet/topups.js";
+import type { DepositGuard } from "./deposit-guard.js";
 import { canMove, enter, jobsFor, type LifecycleTiming } from "./lifecycle.js";
 import type { OrderStore } from "./store.js";
 import type { Notifier, Order, OrderState } from "./types.js";
@@ -38,6 +39,8 @@ export interface EngineContext {
   notifier: Notifier;
   /** YooKassa and Crypto Pay, for the rails CHECKOUT offers. */
   gateways: PaymentGateways;
+  /** Products paused while the reseller deposit cannot cover them (deposit-guard.ts). */
+  deposit: DepositGuard;
   /** The customers' wallets, when the shop offers one (paying from it, refunds to it). */
   wallet?: WalletLedger;
   /** Wallet top-ups (with the wallet): their poll job and messages run here. */

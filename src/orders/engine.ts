@@ -7,6 +7,7 @@ import { TopUps } from "../wallet/topups.js";
 import { OrderArchive, withArchive } from "./archive.js";
 import { cancel, checkPayable, confirm, markPaid, quote } from "./checkout.js";
 import { type EngineConfig, type EngineContext, type EngineHooks, pollMsOf } from "./context.js";
+import { DepositGuard } from "./deposit-guard.js";
 import { Retry, runJob } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
@@ -132,6 +133,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     reseller: opts.reseller,
     notifier: opts.notifier,
     gateways: opts.gateways ?? {},
+    deposit: new DepositGuard(opts.redis, opts.prefix, now),
     wallet: opts.wallet,
     log,
     config: opts.config,

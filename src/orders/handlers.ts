@@ -17,6 +17,9 @@ import { applyResellerOrder, flagStuckIfLate } from "./tracking.js";
 import { FINAL_STATES, type Order, type RefundState } from "./types.js";
 import { settleWalletPayment } from "./wallet-checkout.js";
 
+/** The deposit check's period while a product is paused. */
+const PAUSED_CHECK_MS = 60_000;
+
 /** Runs one job. Every handler re-reads the order and does nothing when its moment has passed. */
 export async function runJob(
   ctx: EngineContext,
@@ -25,7 +28,11 @@ export async function runJob(
 ): Promise<Retry | undefined> {
   if (job.type === "balance") {
     await checkBalance(ctx).catch((err) => ctx.log.warn({ err }, "balance check failed"));
-    return new Retry(ctx.now() + opts.balanceEveryMs);
+    // While a product waits for a top-up the deposit is looked at every minute, so it comes back soon.
+    const paused = await ctx.deposit.anyPaused().catch(() => false);
+    return new Retry(
+      ctx.now() + (paused ? Math.min(PAUSED_CHECK_MS, opts.balanceEveryMs) : opts.balanceEveryMs),
+    );
   }
   if (job.type === "archive") return archiveSweep(ctx, opts.retention);
   if (job.type === "tpoll") return ctx.topups?.poll(job.topupId);

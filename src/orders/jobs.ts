@@ -91,6 +91,8 @@ const ALERT_KINDS: Record<AlertKind, true> = {
   refund_needed: true,
   reseller_auth: true,
   duplicate_payment: true,
+  product_paused: true,
+  product_resumed: true,
 };
 
 /** Every schedule member that can belong to `order`: removed with it when it is archived. */

@@ -161,7 +161,10 @@ export type AlertKind =
   | "stuck"
   | "refund_needed"
   | "reseller_auth"
-  | "duplicate_payment";
+  | "duplicate_payment"
+  /** A product kind paused because the deposit cannot cover its price, and resumed once it can. */
+  | "product_paused"
+  | "product_resumed";
 
 export interface OperatorAlert {
   kind: AlertKind;

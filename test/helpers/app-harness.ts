@@ -47,6 +47,8 @@ export interface BackendOptions {
   sandbox?: Partial<Omit<SandboxOptions, "apiKey" | "webhookSecret" | "webhookRewrite">>;
   /** Webhook intake timings of the app (startAppHarness only). */
   webhook?: AppOptions["webhook"];
+  /** Engine tuning of the app (startAppHarness only). */
+  engine?: AppOptions["engine"];
 }
 
 /**
@@ -150,7 +152,7 @@ export async function startAppHarness(
           cb();
         },
       }),
-      engine: { leaseMs: 5_000, idleDelayMs: 20 },
+      engine: { leaseMs: 5_000, idleDelayMs: 20, ...opts.engine },
       ...(opts.webhook ? { webhook: opts.webhook } : {}),
     });
   } catch (err) {

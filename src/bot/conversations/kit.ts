@@ -5,6 +5,7 @@ import type { InlineKeyboardButton } from "grammy/types";
 import type { CatalogService } from "../../catalog/service.js";
 import type { Config, Locale, ProductKind } from "../../config.js";
 import type { Logger } from "../../logger.js";
+import { ProductPausedError } from "../../orders/deposit-guard.js";
 import { customerPriceKopecks, rubToKopecks, starsForPrice } from "../../orders/pricing.js";
 import { type Customer, OpenQuotesLimitError, type OrderItem, type OrdersApi } from "../../orders/types.js";
 import { ResellerApiError, ResellerValidationError } from "../../reseller/errors.js";
@@ -281,6 +282,8 @@ export class FlowRun {
         } catch (err) {
           if (err instanceof OpenQuotesLimitError)
             return { ok: false, kind: "limit", max: err.max, open: err.open };
+          if (err instanceof ProductPausedError)
+            return { ok: false, kind: "refused", reason: "quote-paused" };
           if (err instanceof ResellerValidationError)
             return { ok: false, kind: "validation", issues: err.issues };
           if (err instanceof ResellerApiError && err.transient) {

@@ -157,6 +157,24 @@ export function renderAlert(
       lines.push(reasonLine(str("message")));
       lines.push(t("op-alert-reseller-auth-todo"));
       break;
+    case "product_paused":
+    case "product_resumed": {
+      const kind = str("product") ?? "—";
+      const product = t(`menu-${kind}`);
+      const balance = num("balanceRub");
+      const vars = {
+        product,
+        needed: rub(num("neededRub") ?? 0, locale),
+        balance: balance !== undefined ? rub(balance, locale) : "—",
+      };
+      if (alert.kind === "product_paused") {
+        lines.push(t("op-alert-product-paused", vars), t("op-alert-product-paused-todo"));
+      } else {
+        lines.push(t("op-alert-product-resumed", vars));
+      }
+      // The order behind a pause was cancelled before the customer could pay: not shown.
+      return { text: lines.filter((l) => l !== undefined).join("\n") };
+    }
     case "duplicate_payment": {
       const reason = str("reason");
       if (!order) {

@@ -1,0 +1,100 @@
+import type { ProductKind } from "../config.js";
+import type { RedisClient } from "../redis/connect.js";
+
+/**
+ * Products paused while the reseller deposit cannot cover them. A quote whose wholesale price is
+ * above the last known deposit is refused before the customer can pay (no `pay` that is bound to
+ * fail, no refund), and its product kind is paused; the deposit check resumes every paused kind
+ * the deposit covers again. Shared by every process through Redis:
+ *
+ *   P deposit   hash { kopecks, at }            the last deposit read (balance job)
+ *   P paused    hash kind → wholesale kopecks   what the refused quote needed
+ *
+ * Reads are cached in process memory for {@link CACHE_MS}, so a quote costs no extra round trip
+ * in a rush.
+ */
+
+export const CACHE_MS = 2_000;
+
+export interface DepositState {
+  /** The deposit at the last check, kopecks (undefined before the first check). */
+  depositKopecks?: number;
+  paused: ReadonlyMap<ProductKind, number>;
+}
+
+export class ProductPausedError extends Error {
+  constructor(readonly kind: ProductKind) {
+    super(`${kind} is paused until the reseller deposit is topped up`);
+    this.name = "ProductPausedError";
+  }
+}
+
+export class DepositGuard {
+  private cached: { at: number; state: DepositState } | undefined;
+  private readonly depositKey: string;
+  private readonly pausedKey: string;
+
+  constructor(
+    private readonly redis: RedisClient,
+    prefix: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.depositKey = `${prefix}deposit`;
+    this.pausedKey = `${prefix}paused`;
+  }
+
+  async state(): Promise<DepositState> {
+    const t = this.now();
+    if (this.cached && t - this.cached.at < CACHE_MS) return this.cached.state;
+    const [deposit, paused] = await Promise.all([
+      this.redis.hget(this.depositKey, "kopecks"),
+      this.redis.hgetall(this.pausedKey),
+    ]);
+    const state: DepositState = {
+      depositKopecks: deposit === null ? undefined : Number(deposit),
+      paused: new Map(Object.entries(paused).map(([k, v]) => [k as ProductKind, Number(v)])),
+    };
+    this.cached = { at: t, state };
+    return state;
+  }
+
+  /** Whether a quote of `kind` may be made now: not paused, or paused but covered by the deposit again. */
+  async mayQuote(kind: ProductKind): Promise<boolean> {
+    const s = await this.state();
+    const needed = s.paused.get(kind);
+    return needed === undefined || (s.depositKopecks !== undefined && s.depositKopecks >= needed);
+  }
+
+  /** Whether the last known deposit covers a wholesale price (unknown deposit: yes, `pay` decides). */
+  async covers(wholesaleKopecks: number): Promise<boolean> {
+    const { depositKopecks } = await this.state();
+    return depositKopecks === undefined || depositKopecks >= wholesaleKopecks;
+  }
+
+  /** Pauses a kind; true when it was not paused before (the operators are told then, once). */
+  async pause(kind: ProductKind, neededKopecks: number): Promise<boolean> {
+    this.cached = undefined;
+    return (await this.redis.hsetnx(this.pausedKey, kind, String(neededKopecks))) === 1;
+  }
+
+  /** Records a deposit read and resumes the kinds it covers; returns them. */
+  async noteDeposit(kopecks: number): Promise<ProductKind[]> {
+    this.cached = undefined;
+    const [, paused] = await Promise.all([
+      this.redis.hset(this.depositKey, { kopecks: String(kopecks), at: String(this.now()) }),
+      this.redis.hgetall(this.pausedKey),
+    ]);
+    const resumed = Object.entries(paused)
+      .filter(([, needed]) => Number(needed) <= kopecks)
+      .map(([kind]) => kind as ProductKind);
+    // HDEL answers how many it removed: a kind resumed by another process at once is not told twice.
+    const told: ProductKind[] = [];
+    for (const kind of resumed) if ((await this.redis.hdel(this.pausedKey, kind)) === 1) told.push(kind);
+    return told;
+  }
+
+  /** Whether anything is paused (the deposit is then checked more often). */
+  async anyPaused(): Promise<boolean> {
+    return (await this.state()).paused.size > 0;
+  }
+}
