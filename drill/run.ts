@@ -19,7 +19,7 @@ import { webhookDrill } from "./webhooks.js";
 export type { Row } from "./lib.js";
 
 export interface DrillOptions {
-  /** Small sizes for CI (about 2 minutes). */
+  /** Small sizes for CI (about 4 minutes). */
   short?: boolean;
   /** Progress lines (default: stderr). */
   progress?: (line: string) => void;
