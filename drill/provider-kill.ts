@@ -373,7 +373,8 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
           `${p.ok}/${payments.length} delivered with one final message, one charge and one provider payment (${p.states}); ` +
           `${unrecordedAtKill}/${payments.length} kills with the payment made and the order still quoted ` +
           `(${opts.yookassa} YooKassa, ${opts.cryptopay} Crypto Pay; ${lostNotes} with notifications lost); ` +
-          `recorded ≤ ${maxSecs(payments)} after the restart; ${settledText}` +
+          `recorded after the restart ≤ ${maxSecs(payments.filter((r) => !r.c.lost))} with notifications sent, ` +
+          `≤ ${maxSecs(payments.filter((r) => r.c.lost))} with them lost (the poll job re-reads every quarter of the payment's age, ≥ 3 s); ${settledText}` +
           (p.bad.length ? `; wrong: ${p.bad.join("; ")}` : ""),
       },
       {
