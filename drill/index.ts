@@ -1,7 +1,7 @@
 /**
  * `npm run drill`: the fault drills, run against the project's own emulators and a private
  * Redis, all on 127.0.0.1. Prints one row per check (PASS/FAIL with the figure behind it) and
- * exits non-zero when any check failed. `--short` is the CI form (small sizes, about 2 minutes);
+ * exits non-zero when any check failed. `--short` is the CI form (small sizes, about 4 minutes);
  * `--only 1,4` runs some of the drills (numbers as in the table).
  */
 import { cpus, totalmem } from "node:os";

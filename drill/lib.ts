@@ -50,12 +50,19 @@ export interface ErrorLine {
   updateId?: number;
 }
 
+/** Credentials of the payment providers' emulators (drill 9). */
+export const YOOKASSA_SHOP_ID = "506751";
+export const YOOKASSA_SECRET = "test_drill-yookassa-secret-7c31";
+export const CRYPTOPAY_TOKEN = "12345:AAdrill-cryptopay-token-5e02";
+
 /** The secrets a drill bot knows, by label (the values themselves are never printed). */
 export const SECRETS: { label: string; value: string }[] = [
   { label: "bot token", value: BOT_TOKEN },
   { label: "bot token (secret part)", value: BOT_TOKEN.slice(BOT_TOKEN.indexOf(":") + 1) },
   { label: "reseller API key", value: API_KEY },
   { label: "webhook secret", value: WEBHOOK_SECRET },
+  { label: "YooKassa secret key", value: YOOKASSA_SECRET },
+  { label: "Crypto Pay token", value: CRYPTOPAY_TOKEN },
 ];
 
 /**

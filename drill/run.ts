@@ -1,12 +1,16 @@
 /**
- * The fault drills, in order: kill -9, Redis outage, reseller faults, fuzz, webhooks, two processes
- * with one killed, and the log scan over everything the bots wrote meanwhile. Each drill starts its own private Redis,
+ * The fault drills, in order: kill -9, Redis outage, reseller faults, fuzz, webhooks, two processes,
+ * with one killed, Sentinel failover, provider and wallet payments killed before their record, and
+ * the log scan over everything the bots wrote meanwhile. Each drill starts its own private Redis,
  * reseller sandbox, Telegram emulator and bot process (all on 127.0.0.1) and stops them after.
  */
+
+import { PAYMENT_START_WINDOW_MS } from "../src/orders/provider-checkout.js";
 import { failoverDrill } from "./failover.js";
 import { fuzzDrill } from "./fuzz.js";
 import { killDrill } from "./kill.js";
 import { LEASE_MS, LogBook, type LogSink, type Row, SECRETS } from "./lib.js";
+import { providerKillDrill } from "./provider-kill.js";
 import { redisOutageDrill } from "./redis-outage.js";
 import { resellerFaultDrill } from "./reseller-faults.js";
 import { twoProcessDrill } from "./two-processes.js";
@@ -15,11 +19,11 @@ import { webhookDrill } from "./webhooks.js";
 export type { Row } from "./lib.js";
 
 export interface DrillOptions {
-  /** Small sizes for CI (about 2 minutes). */
+  /** Small sizes for CI (about 4 minutes). */
   short?: boolean;
   /** Progress lines (default: stderr). */
   progress?: (line: string) => void;
-  /** Run only these drills ("1".."5", "7", "8"); the log scan covers whatever ran. Default: all. */
+  /** Run only these drills ("1".."5", "7".."9"); the log scan covers whatever ran. Default: all. */
   only?: string[];
 }
 
@@ -77,6 +81,9 @@ export function drillSizes(short: boolean) {
     fuzz: short
       ? { inputs: 500, customers: 14, maxMs: 120_000, requireEveryStep: false }
       : { inputs: 10_000, customers: 40, maxMs: 900_000, requireEveryStep: true },
+    providers: short
+      ? { yookassa: 2, cryptopay: 2, pageKills: 2, wallet: 2, stepMs: 12_000, settleMs: 60_000 }
+      : { yookassa: 6, cryptopay: 6, pageKills: 4, wallet: 6, stepMs: 15_000, settleMs: 120_000 },
     failover: short
       ? { customers: 6, spreadMs: 3_000, killAtMs: 1_500, settleMs: 60_000 }
       : { customers: 30, spreadMs: 10_000, killAtMs: 4_000, settleMs: 120_000 },
@@ -95,9 +102,10 @@ export function drillNotes(short: boolean, only?: string[]): string[] {
     "5: webhooks POSTed to the bot's listener; 'nothing changed' compares order states and each customer's message count and edits 3 s after the last one.",
     `7: two bot processes in webhook mode behind a round-robin balancer (drill/balancer.ts), one Redis; the reseller holds every pay call until the kill. ${s.twoProcesses.heldOrders} customers pay while only the first process runs, then ${s.twoProcesses.customers} buy through both, starting over ${s.twoProcesses.spreadMs / 1000} s; the first process is SIGKILLed half-way and not restarted. Take-over is timed from the kill to the survivor's pay and to the final message of the orders the killed process held.`,
     `8: a primary, one replica and three Sentinels (quorum 2, down-after 1 s) on loopback, the bot on REDIS_SENTINELS; ${s.failover.customers} customers start buying 50 Stars over ${s.failover.spreadMs / 1000} s (sandbox delivery takes 1 s) and the primary is SIGKILLed ${s.failover.killAtMs / 1000} s in, not restarted; order writes wait for the replica (WAIT 1) until then. A probe customer starting at the kill walks to an invoice.`,
-    `6: every line the bot processes wrote in drills 1–5 and 7 is searched for: ${SECRETS.map((x) => x.label).join(", ")}.`,
+    `9: the bot on CHECKOUT=yookassa,cryptopay,wallet with the YooKassa and Crypto Pay emulators, its Redis behind a relay (drill/redis-tap.ts) that stops the bot's writes at an exact point before each SIGKILL, restart at once. ${s.providers.yookassa} YooKassa and ${s.providers.cryptopay} Crypto Pay payments made on the emulator (every other one with its notifications lost), each kill as the bot is about to write the payment onto the order; ${s.providers.pageKills} kills after the emulator made a payment page and before the bot recorded it, the customer tapping again ${PAYMENT_START_WINDOW_MS / 1000 + 1} s after the first tap; ${s.providers.wallet} kills after the wallet debit reached Redis and before the order's record.`,
+    `6: every line the bot processes wrote in drills 1–5 and 7–9 is searched for: ${SECRETS.map((x) => x.label).join(", ")}.`,
   ];
-  return notes.filter((n) => !/^[1-578]:/.test(n) || !only || only.includes(n[0] ?? ""));
+  return notes.filter((n) => !/^[1-5789]:/.test(n) || !only || only.includes(n[0] ?? ""));
 }
 
 async function guarded(id: string, name: string, sink: LogSink, run: () => Promise<Row[]>): Promise<Row[]> {
@@ -136,6 +144,9 @@ export async function runDrills(opts: DrillOptions = {}): Promise<Row[]> {
   await step("5", "webhooks", (sink) => webhookDrill(sink));
   await step("7", "two processes", (sink) => twoProcessDrill(sizes.twoProcesses, sink));
   await step("8", "Sentinel failover", (sink) => failoverDrill(sizes.failover, sink));
+  await step("9", "provider and wallet payments under kill -9", (sink) =>
+    providerKillDrill(sizes.providers, sink),
+  );
 
   // 6. The log scan over every bot process of the drills that ran.
   const lines = book.sinks.reduce((n, s) => n + s.lines, 0);

@@ -2,9 +2,11 @@
  * `npm run demo`: the whole shop on one machine, offline, with a Telegram-like chat in the browser.
  *
  * Starts, in order: a private Redis (or uses REDIS_URL), the reseller sandbox (sample catalogs, a deposit,
- * delivery after a few seconds, signed webhooks), the Telegram Bot API emulator with its web chat page, and
- * the bot itself — `src/main.ts` in a child process configured through its environment only, exactly as in
- * production — pointed at the emulators. Ctrl-C (SIGINT), SIGTERM or SIGHUP stop every part.
+ * delivery after a few seconds, signed webhooks), the YooKassa and Crypto Pay emulators (payment pages with
+ * Pay and Cancel buttons, notifications to the bot), the Telegram Bot API emulator with its web chat page,
+ * and the bot itself — `src/main.ts` in a child process configured through its environment only, exactly as
+ * in production — pointed at the emulators, offering YooKassa, Crypto Pay, the wallet and Telegram Stars on
+ * every order card. Ctrl-C (SIGINT), SIGTERM or SIGHUP stop every part.
  *
  * Environment of the launcher:
  *   DEMO_PORT   port of the web page and the Bot API emulator (default 8088; 0 = any free port)
@@ -18,9 +20,11 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ENV_VARIABLES } from "../../src/config.js";
+import { type CryptoPaySandbox, startCryptoPaySandbox } from "../cryptopay/server.js";
 import { defaultPayload, type ResellerSandbox, startResellerSandbox } from "../reseller/server.js";
 import { startTelegramEmulator, type TelegramEmulator } from "../telegram/index.js";
 import { WEB_CHAT_IDENTITIES } from "../telegram/web/api.js";
+import { startYooKassaSandbox, type YooKassaSandbox } from "../yookassa/server.js";
 import { type BotProcess, startBotProcess } from "./bot-process.js";
 import { type DemoRedis, startDemoRedis } from "./redis.js";
 import { DemoError, freePort } from "./util.js";
@@ -31,6 +35,8 @@ export const DEMO_BOT_USERNAME = "demo_shop_bot";
 /** PUBLIC_BASE_URL the bot puts into callback_url; the sandbox rewrites it to the bot's local listener. */
 export const DEMO_PUBLIC_BASE_URL = "https://demo.shop.invalid";
 export const DEFAULT_DEMO_PORT = 8088;
+/** The rails every order card of the demo offers, in this order. */
+export const DEMO_CHECKOUT = "yookassa,cryptopay,wallet,stars";
 
 /** Bot variables a person may set for the demo; everything else is fixed by the demo. */
 export const DEMO_PASSTHROUGH_VARIABLES = [
@@ -74,6 +80,9 @@ export interface Demo {
   url: string;
   emulator: TelegramEmulator;
   sandbox: ResellerSandbox;
+  /** The payment providers' emulators; their pages are where a customer pays by card or in crypto. */
+  yookassa: YooKassaSandbox;
+  cryptopay: CryptoPaySandbox;
   redisUrl: string;
   botPid: number;
   /** Resolves when the bot process exits, for whatever reason. */
@@ -123,6 +132,9 @@ export async function startDemo(opts: DemoOptions = {}): Promise<Demo> {
   const runId = randomBytes(4).toString("hex");
   const apiKey = `demo-${randomBytes(16).toString("hex")}`;
   const webhookSecret = randomBytes(24).toString("hex");
+  const yookassaShopId = String(100_000 + (randomBytes(2).readUInt16BE() % 900_000));
+  const yookassaSecret = `test_${randomBytes(16).toString("hex")}`;
+  const cryptopayToken = `${randomBytes(2).readUInt16BE()}:demo-${randomBytes(16).toString("hex")}`;
   const deliveryDelayMs = opts.deliveryDelayMs ?? 3000;
   const balanceRub = opts.balanceRub ?? 100_000;
   const operator = WEB_CHAT_IDENTITIES.find((i) => i.role === "operator")!;
@@ -188,6 +200,42 @@ export async function startDemo(opts: DemoOptions = {}): Promise<Demo> {
     );
     checkAborted();
 
+    // The payment pages open in the customer's browser, like the web chat: same address, any free port.
+    const pageHost =
+      host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+    const yookassaPort = await freePort(host);
+    const yookassa = await startYooKassaSandbox({
+      port: yookassaPort,
+      host,
+      shopId: yookassaShopId,
+      secretKey: yookassaSecret,
+      notificationUrl: `${httpUrl}/webhooks/yookassa`,
+      publicUrl: `http://${pageHost}:${yookassaPort}`,
+    });
+    cleanups.push(() => yookassa.close());
+    print(
+      line(
+        "yookassa",
+        `sandbox at ${yookassa.url}: payment pages at http://${pageHost}:${yookassaPort}/pay/<id>, notifications to the bot`,
+      ),
+    );
+    const cryptopayPort = await freePort(host);
+    const cryptopay = await startCryptoPaySandbox({
+      port: cryptopayPort,
+      host,
+      token: cryptopayToken,
+      webhookUrl: `${httpUrl}/webhooks/cryptopay`,
+      publicUrl: `http://${pageHost}:${cryptopayPort}`,
+    });
+    cleanups.push(() => cryptopay.close());
+    print(
+      line(
+        "cryptopay",
+        `sandbox at ${cryptopay.url}: invoice pages at http://${pageHost}:${cryptopayPort}/invoice/<hash>, updates to the bot`,
+      ),
+    );
+    checkAborted();
+
     const port = opts.port ?? DEFAULT_DEMO_PORT;
     let emulator: TelegramEmulator;
     try {
@@ -207,8 +255,6 @@ export async function startDemo(opts: DemoOptions = {}): Promise<Demo> {
       throw new DemoError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
     }
     cleanups.push(() => emulator.close());
-    const pageHost =
-      host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
     const url = `http://${pageHost}:${new URL(emulator.apiRoot).port}/`;
     print(line("telegram", `Bot API emulator and web chat at ${emulator.apiRoot} for @${DEMO_BOT_USERNAME}`));
     checkAborted();
@@ -240,7 +286,12 @@ export async function startDemo(opts: DemoOptions = {}): Promise<Demo> {
         REDIS_URL: redis.url,
         REDIS_PREFIX: `shopbot-demo:${runId}:`,
         OPERATOR_IDS: String(operator.id),
-        CHECKOUT: "stars",
+        CHECKOUT: DEMO_CHECKOUT,
+        YOOKASSA_SHOP_ID: yookassaShopId,
+        YOOKASSA_SECRET_KEY: yookassaSecret,
+        YOOKASSA_API_URL: yookassa.apiUrl,
+        CRYPTOPAY_TOKEN: cryptopayToken,
+        CRYPTOPAY_API_URL: cryptopay.apiUrl,
         LOG_LEVEL: "warn",
         ...opts.botEnv,
       },
@@ -251,18 +302,23 @@ export async function startDemo(opts: DemoOptions = {}): Promise<Demo> {
     print(
       line(
         "bot",
-        `node --import tsx src/main.ts (pid ${bot.pid}): polling, Stars checkout, operator @${operator.username} (id ${operator.id}), webhooks at ${httpUrl}`,
+        `node --import tsx src/main.ts (pid ${bot.pid}): polling, checkout ${DEMO_CHECKOUT}, operator @${operator.username} (id ${operator.id}), webhooks at ${httpUrl}`,
       ),
     );
     await waitForBot(bot, httpUrl, emulator, opts.signal);
     print("");
     print(`Open ${url} — buy as the customer, then switch to the operator for /orders and /balance.`);
+    print(
+      "Card or SBP and Crypto open the emulators' payment pages (Pay / Cancel); Stars are paid in the chat; the wallet pays once it holds money (an operator adds some: /wallet <customer id>, Adjust).",
+    );
     print("Ctrl-C stops everything.");
 
     return {
       url,
       emulator,
       sandbox,
+      yookassa,
+      cryptopay,
       redisUrl: redis.url,
       botPid: bot.pid,
       botExited: bot.exited,

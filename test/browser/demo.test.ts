@@ -1,6 +1,7 @@
 /**
  * The offline demo as a person uses it: `npm run demo`, a browser on the printed address, 50 Stars bought
- * through the chat's buttons, then the operator's /orders and /balance, then Ctrl-C.
+ * through the chat's buttons, then the operator's /orders and /balance, then orders paid on the YooKassa
+ * and Crypto Pay emulators' payment pages, then Ctrl-C.
  *
  * Drives Debian's Chromium (/usr/bin/chromium, installed by .ci/run when test/browser/.needs-chromium
  * exists) with playwright-core; skipped with a reason when the browser is missing. Screenshots go to
@@ -140,6 +141,8 @@ describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
   it("prints one line per part and the page address", () => {
     expect(output).toMatch(/^ {2}redis +private redis-server .*\(pid \d+\)/m);
     expect(output).toMatch(/^ {2}reseller +sandbox at http:\/\/127\.0\.0\.1:\d+/m);
+    expect(output).toMatch(/^ {2}yookassa +sandbox at http:\/\/127\.0\.0\.1:\d+: payment pages/m);
+    expect(output).toMatch(/^ {2}cryptopay +sandbox at http:\/\/127\.0\.0\.1:\d+: invoice pages/m);
     expect(output).toMatch(/^ {2}telegram +Bot API emulator and web chat at http:\/\/127\.0\.0\.1:\d+/m);
     expect(output).toMatch(/^ {2}bot +node --import tsx src\/main\.ts \(pid \d+\)/m);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -164,7 +167,11 @@ describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
     const cardId = await card.getAttribute("data-message-id");
     const orderId = /Order #(\w+)/.exec(await text(card))![1]!;
     expect(await text(card)).toContain("50 Telegram Stars");
-    await pressButton(/Pay/);
+    // Every rail of the demo's checkout on the card; Stars pays in the chat.
+    for (const rail of [/Card or SBP — ₽/, /Crypto — ₽/, /From my wallet — ₽/]) {
+      expect(await card.getByRole("button", { name: rail }).count()).toBe(1);
+    }
+    await pressButton(/Telegram Stars — \d+ ⭐/);
 
     const invoice = page.locator(".row.bot", { has: page.locator(".invoice") }).last();
     await invoice.waitFor();
@@ -213,6 +220,62 @@ describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
     },
     60_000,
   );
+
+  /** As the customer: 50 Stars to myself up to the order card; returns the order's short id. */
+  const orderCard = async () => {
+    await page.locator("#as-customer").click();
+    await page.locator("#status[data-state=online]").waitFor();
+    const before = await page.locator(".row.bot", { hasText: /Order #\w+/ }).count();
+    // The START button shows only in an empty chat; after that /start is typed.
+    await page.locator("#input").fill("/start");
+    await page.locator("#input").press("Enter");
+    await pressButton(/^⭐ Telegram Stars$/);
+    await pressButton(/^50 ⭐$/);
+    await pressButton(/To myself \(@demo_customer\)/);
+    const card = page.locator(".row.bot", { hasText: /Order #\w+/ }).nth(before);
+    await card.waitFor({ timeout: 10_000 });
+    return /Order #(\w+)/.exec(await text(card))![1]!;
+  };
+
+  /** Presses the link message's URL button and returns the page it opened. */
+  const openLink = async (message: Locator) => {
+    const [opened] = await Promise.all([
+      page.context().waitForEvent("page"),
+      message.locator("button.url").first().click(),
+    ]);
+    await opened.waitForLoadState();
+    return opened;
+  };
+
+  it("sells an order paid by card on the YooKassa emulator's page", async () => {
+    const orderId = await orderCard();
+    await pressButton(/Card or SBP — ₽/);
+    const link = await botMessage(/by card or SBP on YooKassa/);
+    const yookassa = await openLink(link);
+    expect(yookassa.url()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/pay\/[\w-]+$/);
+    expect(await yookassa.locator("h1").textContent()).toContain("YooKassa sandbox");
+    // After paying, the page sends the browser back to the bot (t.me, not reachable offline).
+    await yookassa.route(/t\.me/, (route) => route.fulfill({ status: 200, body: "back to the bot" }));
+    await yookassa.locator("#pay").click();
+    const delivered = await botMessage(`Order #${orderId} delivered`, 30_000);
+    expect(await text(delivered)).toContain("50 Telegram Stars");
+    await yookassa.close();
+  }, 60_000);
+
+  it("sells an order paid in crypto on the Crypto Pay emulator's page", async () => {
+    const orderId = await orderCard();
+    await pressButton(/Crypto — ₽/);
+    const link = await botMessage(/@CryptoBot/);
+    const cryptopay = await openLink(link);
+    expect(cryptopay.url()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/invoice\/\w+$/);
+    expect(await text(cryptopay.locator("#status"))).toBe("active");
+    await cryptopay.locator("#pay").click();
+    await cryptopay.locator("#paid").waitFor();
+    const delivered = await botMessage(`Order #${orderId} delivered`, 30_000);
+    expect(await text(delivered)).toContain("50 Telegram Stars");
+    await page.screenshot({ path: join(ARTIFACTS, "demo-providers.png"), fullPage: true });
+    await cryptopay.close();
+  }, 60_000);
 
   it("stops the bot, the emulators and Redis on Ctrl-C", async () => {
     const botPid = Number(/src\/main\.ts \(pid (\d+)\)/.exec(output)![1]);

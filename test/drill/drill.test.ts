@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runDrills } from "../../drill/run.js";
 
 describe("the short fault drill", () => {
-  it("passes every check: kill -9 and resume time, Redis outage, reseller faults, fuzz, webhooks, two processes, Sentinel failover and the log scan", async () => {
+  it("passes every check: kill -9 and resume time, Redis outage, reseller faults, fuzz, webhooks, two processes, Sentinel failover, provider and wallet payments killed before their record, and the log scan", async () => {
     const lines: string[] = [];
     const rows = await runDrills({ short: true, progress: (line) => lines.push(line) });
     const failed = rows.filter((r) => !r.pass).map((r) => `${r.id} ${r.check}: ${r.figure}`);
@@ -30,7 +30,10 @@ describe("the short fault drill", () => {
         "8a",
         "8b",
         "8c",
+        "9a",
+        "9b",
+        "9c",
       ]),
     );
-  }, 360_000);
+  }, 480_000);
 });
