@@ -309,7 +309,7 @@ export async function startDemo(opts: DemoOptions = {}): Promise<Demo> {
     print("");
     print(`Open ${url} — buy as the customer, then switch to the operator for /orders and /balance.`);
     print(
-      "Card or SBP and Crypto open the emulators' payment pages (Pay / Cancel); Stars are paid in the chat; the wallet pays once it holds money (an operator adds some: /wallet <customer id>, Adjust).",
+      "Card or SBP and Crypto open the emulators' payment pages (Pay / Cancel); Stars are paid in the chat; the wallet pays once it holds money (/wallet → Top up on any of those rails, or an operator adds some: /wallet <customer id>, Adjust).",
     );
     print("Ctrl-C stops everything.");
 
