@@ -3,7 +3,7 @@ import { markPaid } from "./checkout.js";
 import type { EngineContext } from "./context.js";
 import { backoff, Retry } from "./job-retry.js";
 import { at, isQuoteExpired } from "./lifecycle.js";
-import type { Order, PaymentReceipt, ProviderPayment, ProviderRail } from "./types.js";
+import type { Order, PaymentReceipt, ProviderPayment, ProviderRail, StartPaymentResult } from "./types.js";
 
 /**
  * Paying an order through a provider's page (YooKassa, Crypto Pay): the bot makes the payment
@@ -19,13 +19,7 @@ export const PAYMENT_START_WINDOW_MS = 20_000;
 export const PAYMENT_POLL_FIRST_MS = 10_000;
 export const PAYMENT_POLL_FOR_MS = 2 * 3600_000;
 
-export type StartResult =
-  | { ok: true; url: string; paymentId: string }
-  | {
-      ok: false;
-      reason: "not_found" | "wrong_user" | "expired" | "not_quoted" | "unavailable" | "busy";
-      order?: Order;
-    };
+export type StartResult = StartPaymentResult;
 
 function openPayment(order: Order, rail: ProviderRail): ProviderPayment | undefined {
   return (order.payments ?? []).find((p) => p.rail === rail && !p.settled);

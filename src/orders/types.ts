@@ -240,6 +240,26 @@ export interface Page<T> {
 /** Operator list filters. `attention` = rejected, stuck, or a refund needed. */
 export type OrderFilter = "all" | "pending" | "delivered" | "failed" | "attention";
 
+/** The link to a provider's payment page for an order, or why there is none (OrdersApi.startPayment). */
+export type StartPaymentResult =
+  | { ok: true; url: string; paymentId: string }
+  | {
+      ok: false;
+      reason: "not_found" | "wrong_user" | "expired" | "not_quoted" | "unavailable" | "busy";
+      order?: Order;
+    };
+
+/** A payment from the wallet, or why it was not made (OrdersApi.payFromWallet). */
+export type WalletPayResult =
+  | { ok: true; order: Order; balanceKopecks: number }
+  | {
+      ok: false;
+      reason: "not_found" | "wrong_user" | "expired" | "not_quoted" | "insufficient" | "unavailable";
+      order?: Order;
+      /** The balance when it did not cover the price. */
+      balanceKopecks?: number;
+    };
+
 /** What the bot may ask of the orders engine. */
 export interface OrdersApi {
   /** Wallet top-ups (src/wallet/topups.ts), when CHECKOUT offers the wallet. */
@@ -271,30 +291,17 @@ export interface OrdersApi {
    * order and rail (a second tap gets the same link; `busy` while the first is still being made).
    * Throws the provider's error when the page could not be made.
    */
-  startPayment(input: { orderId: string; userId: number; rail: ProviderRail; description: string }): Promise<
-    | { ok: true; url: string; paymentId: string }
-    | {
-        ok: false;
-        reason: "not_found" | "wrong_user" | "expired" | "not_quoted" | "unavailable" | "busy";
-        order?: Order;
-      }
-  >;
+  startPayment(input: {
+    orderId: string;
+    userId: number;
+    rail: ProviderRail;
+    description: string;
+  }): Promise<StartPaymentResult>;
   /**
    * The customer's tap on "Pay from wallet": debits the price once (a double tap debits once) and
    * marks the order paid. `insufficient` comes with the balance; nothing was debited.
    */
-  payFromWallet(
-    orderId: string,
-    userId: number,
-  ): Promise<
-    | { ok: true; order: Order; balanceKopecks: number }
-    | {
-        ok: false;
-        reason: "not_found" | "wrong_user" | "expired" | "not_quoted" | "insufficient" | "unavailable";
-        order?: Order;
-        balanceKopecks?: number;
-      }
-  >;
+  payFromWallet(orderId: string, userId: number): Promise<WalletPayResult>;
   /** CHECKOUT=direct: confirm a quote (queues `pay`). `won` is false when it was already confirmed or is no longer quoted. */
   confirm(orderId: string, userId: number): Promise<{ won: boolean; order: Order | null }>;
   /** Cancels a quote the customer abandoned. */

@@ -2,7 +2,7 @@ import { markPaid } from "./checkout.js";
 import type { EngineContext } from "./context.js";
 import { encodeJob } from "./jobs.js";
 import { isQuoteExpired } from "./lifecycle.js";
-import type { Order, PaymentReceipt } from "./types.js";
+import type { Order, PaymentReceipt, WalletPayResult } from "./types.js";
 
 /**
  * Paying an order from the customer's wallet: one tap. The debit (ref `order:<id>`, so a double
@@ -14,15 +14,7 @@ import type { Order, PaymentReceipt } from "./types.js";
 /** How long after a wallet tap the settle job looks whether the order was marked paid. */
 export const WALLET_SETTLE_DELAY_MS = 15_000;
 
-export type WalletPayResult =
-  | { ok: true; order: Order; balanceKopecks: number }
-  | {
-      ok: false;
-      reason: "not_found" | "wrong_user" | "expired" | "not_quoted" | "insufficient" | "unavailable";
-      order?: Order;
-      /** The balance when it did not cover the price. */
-      balanceKopecks?: number;
-    };
+export type { WalletPayResult };
 
 function walletReceipt(order: Order, amountKopecks: number): PaymentReceipt {
   return {
