@@ -49,7 +49,7 @@ async function buy(hh: EngineHarness & { wallet: WalletLedger }, customer: Custo
   expect(paid.ok).toBe(true);
   return eventually(async () => {
     const o = await hh.engine.get(quoted.id);
-    return o && o.finalNotifiedAt && ["delivered", "failed"].includes(o.state) ? o : null;
+    return o?.finalNotifiedAt && ["delivered", "failed"].includes(o.state) ? o : null;
   });
 }
 
