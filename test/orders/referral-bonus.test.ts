@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeJob } from "../../src/orders/jobs.js";
 import { orderKeys } from "../../src/orders/keys.js";
+import { jobsFor } from "../../src/orders/lifecycle.js";
 import { referralBonusKopecks } from "../../src/orders/referral-bonus.js";
 import type { Customer, Order } from "../../src/orders/types.js";
 import { Referrals } from "../../src/referrals/referrals.js";
@@ -12,6 +13,7 @@ import {
   sampleItems,
   startEngineHarness,
 } from "../helpers/engine-harness.js";
+import { order as sampleOrder } from "../helpers/orders.js";
 import { eventually } from "../helpers/recording-notifier.js";
 
 /**
@@ -166,5 +168,37 @@ describe("attaching a customer to a referrer", () => {
 
     expect((await referrals.attach(newCustomer().userId, "zzzzzzzz")).outcome).toBe("unknown");
     expect((await referrals.attach(newCustomer().userId, "not a code")).outcome).toBe("unknown");
+  });
+});
+
+describe("the bonus job in the lifecycle", () => {
+  const T = 1_000_000;
+  const jobs = (o: Order, referralBonus: boolean) =>
+    jobsFor(o, "pending", { now: T, quoteTtlMs: 900_000, pollMs: 3000, referralBonus })
+      .filter((e) => "member" in e)
+      .map((e) => ("member" in e ? e.member : ""));
+  const base = (over: Partial<Order>) =>
+    sampleOrder({ state: "delivered", createdAt: T, updatedAt: T, times: {}, ...over });
+
+  it("is scheduled with a paid order's delivery, only when referrals are on", () => {
+    const paid = base({ currency: "XTR", rail: "stars" });
+    expect(jobs(paid, true)).toEqual([`referral:${paid.id}`]);
+    expect(jobs(paid, false)).toEqual([]);
+    expect(jobs(base({ currency: "RUB", rail: "wallet" }), true)).toHaveLength(1);
+  });
+
+  it("is not scheduled for orders nobody paid for (direct) nor for other final states", () => {
+    expect(jobs(base({ currency: "NONE", rail: "direct" }), true)).toEqual([]);
+    for (const state of ["failed", "rejected"] as const) {
+      const o = base({ state, currency: "RUB", rail: "wallet" });
+      expect(jobs(o, true).filter((m) => m.startsWith("referral:"))).toEqual([]);
+    }
+  });
+
+  it("rounds the share down to whole kopecks", () => {
+    expect(referralBonusKopecks(7_200, 10)).toBe(720);
+    expect(referralBonusKopecks(999, 7)).toBe(69);
+    expect(referralBonusKopecks(5, 10)).toBe(0);
+    expect(referralBonusKopecks(7_200, 0)).toBe(0);
   });
 });
