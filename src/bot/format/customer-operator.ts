@@ -41,7 +41,12 @@ export function renderCustomerFile(f: CustomerFile, t: Translate, locale: Locale
   if (f.balanceKopecks !== undefined) {
     lines.push(t("op-customer-balance", { balance: formatRub(f.balanceKopecks, locale) }));
   }
-  lines.push("", t("op-customer-orders", { total: formatNumber(f.orders.total, locale) }));
+  lines.push(
+    "",
+    f.orders.total === 0
+      ? t("op-customer-orders-none")
+      : t("op-customer-orders", { total: formatNumber(f.orders.total, locale) }),
+  );
   f.orders.items.forEach((o, i) => {
     lines.push(orderRow(o, i + 1, t, locale));
   });
@@ -60,7 +65,12 @@ export function renderCustomerFile(f: CustomerFile, t: Translate, locale: Locale
       }),
     );
   }
-  lines.push("", t("op-customer-notes", { total: formatNumber(f.notes.total, locale) }));
+  lines.push(
+    "",
+    f.notes.total === 0
+      ? t("op-customer-notes-none")
+      : t("op-customer-notes", { total: formatNumber(f.notes.total, locale) }),
+  );
   for (const n of f.notes.notes) {
     lines.push(
       t("op-customer-note", {
