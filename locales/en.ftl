@@ -320,3 +320,25 @@ error-generic = 😔 Something went wrong. Please try again — you are still wh
 button-outdated = This button is no longer active.
 unhandled-hint = I did not understand that. Send /start to see what you can buy.
 rate-limited = Too many messages at once. Please wait a few seconds.
+
+## Referrals: "Invite friends"
+menu-invite = 👥 Invite friends
+invite-view =
+    👥 <b>Invite friends</b>
+
+    Share your link. When a friend who comes through it gets an order delivered, { $percent }% of its price goes to your wallet in the bot.
+
+    Your link: { $link }
+
+    Friends joined: <b>{ $joined }</b>
+    Their delivered orders: <b>{ $orders }</b>
+    Earned: <b>{ $earned }</b>
+invite-share = 📤 Share the link
+invite-joined = 👋 Welcome! You came through a friend's invitation.
+invite-own-link = This is your own invite link: share it with friends, it does nothing for you.
+invite-unknown = This invite link is not valid (perhaps it was copied incompletely). You can still order as usual.
+invite-off = Invitations are not available in this shop.
+referral-credited = 👥 <b>+{ $amount }</b> to your wallet from your friend's order. Balance: <b>{ $balance }</b>
+
+## Bans
+banned = This shop no longer serves you.

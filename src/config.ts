@@ -229,6 +229,7 @@ const envSchema = z
     CRYPTOPAY_API_URL: optionalUrl(["http:", "https:"]).transform((v) =>
       (v ?? "https://pay.crypt.bot/api").replace(/\/+$/, ""),
     ),
+    REFERRAL_PERCENT: number(0, { int: true, min: 0, max: 50 }),
   })
   .superRefine(
     (env, ctx) => {
@@ -268,6 +269,13 @@ const envSchema = z
           code: "custom",
           path: ["REDIS_CLUSTER_NODES"],
           message: "cannot be set together with REDIS_SENTINELS (choose Sentinel or Cluster)",
+        });
+      }
+      if (typeof env.REFERRAL_PERCENT === "number" && env.REFERRAL_PERCENT > 0 && !rails.includes("wallet")) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["REFERRAL_PERCENT"],
+          message: "needs CHECKOUT to contain wallet (referral bonuses are credited to the wallet)",
         });
       }
       // `when`: these rules run even when single variables are bad, so one message names every problem.
@@ -335,6 +343,8 @@ export interface Config {
   /** Seed nodes of a Redis Cluster (empty: not in cluster mode). */
   redisClusterNodes: HostPort[];
   redisPassword: string | undefined;
+  /** Share (whole percent, 0–50) of a referred customer's delivered order credited to the referrer's wallet; 0: referrals off. */
+  referralPercent: number;
 }
 
 /** Every environment variable the bot reads, in the order of DESIGN.md. */
@@ -407,6 +417,7 @@ export function createConfig(env: Record<string, string | undefined>): Config {
     redisSentinelName: e.REDIS_SENTINEL_NAME,
     redisClusterNodes: e.REDIS_CLUSTER_NODES,
     redisPassword: e.REDIS_PASSWORD,
+    referralPercent: e.REFERRAL_PERCENT,
   };
 }
 

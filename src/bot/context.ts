@@ -4,10 +4,14 @@ import type { MenuFlavor } from "@grammyjs/menu";
 import type { Context, SessionFlavor } from "grammy";
 import type { CatalogService } from "../catalog/service.js";
 import type { Config, Locale } from "../config.js";
+import type { BanList } from "../customers/bans.js";
+import type { CustomerNotes } from "../customers/notes.js";
+import type { Usernames } from "../customers/usernames.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { OrdersApi } from "../orders/types.js";
 import type { RedisClient } from "../redis/connect.js";
+import type { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
 
@@ -24,6 +28,17 @@ export interface BotDeps {
   metrics?: Metrics;
   /** The customers' wallets, when CHECKOUT offers `wallet`. */
   wallet?: WalletLedger;
+  /** Invite codes and who referred whom (REFERRAL_PERCENT above 0); createBot makes one when absent. */
+  referrals?: Referrals;
+  /** Usernames, bans and operator notes (operators' /customer); createBot makes them when absent. */
+  customers?: CustomerRecords;
+}
+
+/** What the bot keeps about customers besides orders and wallets (src/customers). */
+export interface CustomerRecords {
+  usernames: Usernames;
+  bans: BanList;
+  notes: CustomerNotes;
 }
 
 /** Per-chat data kept in Redis between updates. */
@@ -39,6 +54,8 @@ export interface SessionData {
   __flows?: unknown;
   /** A typed answer the wallet screens wait for (see features/wallet.ts), when one does. */
   walletInput?: WalletInput;
+  /** An operator's note about customer `userId` the next text message gives (/customer), when one is asked for. */
+  customerNote?: { userId: number; at: number };
 }
 
 /**

@@ -10,9 +10,13 @@ import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, Composer, type Context, session } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
+import { BanList } from "../customers/bans.js";
+import { CustomerNotes } from "../customers/notes.js";
+import { Usernames } from "../customers/usernames.js";
+import { Referrals } from "../referrals/referrals.js";
 import { configureApi, retries } from "./api.js";
 import { CUSTOMER_COMMANDS } from "./commands.js";
-import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.js";
+import type { BotContext, BotDeps, CustomerRecords, FlowContext, SessionData } from "./context.js";
 import { createGameFlow, GAME_FLOW } from "./conversations/game.js";
 import { createGiftFlow, GIFT_FLOW } from "./conversations/gift.js";
 import { FLOWS_VERSION, type FlowDeps } from "./conversations/kit.js";
@@ -22,12 +26,15 @@ import { createStarsFlow, STARS_FLOW } from "./conversations/stars.js";
 import { createSteamFlow, STEAM_FLOW } from "./conversations/steam.js";
 import { onError } from "./error-boundary.js";
 import { cancelFeature } from "./features/cancel.js";
+import { banGate, recordCustomer } from "./features/customer-gate.js";
+import { customerOperatorFeature, forgetCustomerNote } from "./features/customer-operator.js";
 import { helpFeature } from "./features/help.js";
 import { languageFeature } from "./features/language.js";
 import { myOrdersFeature } from "./features/my-orders.js";
 import { createOperatorFeature } from "./features/operator.js";
 import { operatorExportFeature } from "./features/operator-export.js";
 import { paymentsFeature } from "./features/payments.js";
+import { referralsFeature } from "./features/referrals.js";
 import { startFeature } from "./features/start.js";
 import { topUpsFeature } from "./features/topups.js";
 import { unhandledFeature } from "./features/unhandled.js";
@@ -66,8 +73,18 @@ export interface CreateBotOptions {
 }
 
 /** Builds the bot with every middleware installed; it is not started (see `startBot` in lifecycle.ts). */
-export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotContext> {
-  const { config, logger, redis } = deps;
+export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotContext> {
+  const { config, logger, redis } = given;
+  const customers: CustomerRecords = given.customers ?? {
+    usernames: new Usernames(redis, config.redisPrefix),
+    bans: new BanList(redis, config.redisPrefix, { logger }),
+    notes: new CustomerNotes(redis, config.redisPrefix),
+  };
+  // Referral bonuses are credited to the wallet: without one (or at 0 %) there is no programme.
+  const referrals =
+    given.referrals ??
+    (config.referralPercent > 0 && given.wallet ? new Referrals(redis, config.redisPrefix) : undefined);
+  const deps: BotDeps = { ...given, customers, referrals };
   const transport =
     opts.transport ?? createTelegramTransport(new TelegramHolds(redis, config.redisPrefix, logger));
   const bot = new Bot<BotContext>(config.botToken, {
@@ -93,6 +110,10 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     await onError(err, i18n, config);
   });
 
+  // Banned customers stop here (answered from a per-process copy of the ban list, no Redis call
+  // per update); the username index behind /customer @name is written only when a name changed.
+  guarded.use(banGate(customers, i18n, config));
+  guarded.use(recordCustomer(customers));
   guarded.use(
     // Counted in this process's memory: a Redis counter would cost two commands per update, and
     // a customer's updates reach one process (polling) or a few (webhook behind a balancer).
@@ -125,6 +146,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   );
   guarded.use(i18n.middleware());
   guarded.use(forgetWalletInput);
+  guarded.use(forgetCustomerNote);
   // Flows live in chats: updates without one (pre-checkout queries) skip the flow state entirely.
   const inChat = (ctx: BotContext) => ctx.chatId !== undefined;
   guarded.filter(
@@ -171,6 +193,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     }),
   );
   guarded.use(operatorExportFeature({ config, logger, orders: deps.orders }));
+  guarded.use(customerOperatorFeature({ config, logger, customers }));
 
   const flows = [
     [STARS_FLOW, createStarsFlow(flowDeps)],
@@ -193,6 +216,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   guarded.use(walletOperatorFeature({ config, logger }));
   guarded.use(walletFeature());
   guarded.use(startFeature());
+  guarded.use(referralsFeature());
   guarded.use(topUpsFeature(i18n));
   guarded.use(paymentsFeature(i18n));
   guarded.use(myOrdersFeature());

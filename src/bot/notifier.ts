@@ -87,6 +87,23 @@ export function createNotifier(deps: {
       await api.sendMessage(topup.chatId, text, { parse_mode: "HTML" });
     },
 
+    async referralCredited(referrerId, amountKopecks, balanceKopecks) {
+      // The referrer's chosen language (their private chat's session), else the default.
+      const locale = await operatorLocale(referrerId);
+      const t = translator(i18n, locale);
+      const text = t("referral-credited", {
+        amount: formatRub(amountKopecks, locale),
+        balance: formatRub(balanceKopecks, locale),
+      });
+      try {
+        await api.sendMessage(referrerId, text, { parse_mode: "HTML" });
+      } catch (err) {
+        // A referrer who blocked the bot keeps the bonus; there is no one to tell.
+        if (!isUnreachable(err)) throw err;
+        logger.info({ referrerId, reason: describeError(err) }, "referrer unreachable");
+      }
+    },
+
     async refundStars(userId, telegramChargeId) {
       try {
         await api.refundStarPayment(userId, telegramChargeId);

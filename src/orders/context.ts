@@ -2,6 +2,7 @@ import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { OutgoingQueue } from "../outgoing/queue.js";
 import type { PaymentGateways } from "../payments/gateway.js";
+import type { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
 import type { TopUps } from "../wallet/topups.js";
@@ -11,7 +12,7 @@ import type { OrderStore } from "./store.js";
 import type { Notifier, Order, OrderState } from "./types.js";
 
 /** The settings the orders engine reads (without `maxOpenQuotes`, quotes are not limited: tools and benchmarks). */
-export type EngineConfig = Partial<Pick<Config, "maxOpenQuotes">> &
+export type EngineConfig = Partial<Pick<Config, "maxOpenQuotes" | "referralPercent">> &
   Pick<
     Config,
     | "checkout"
@@ -43,6 +44,8 @@ export interface EngineContext {
   deposit: DepositGuard;
   /** The customers' wallets, when the shop offers one (paying from it, refunds to it). */
   wallet?: WalletLedger;
+  /** The referral programme (REFERRAL_PERCENT above 0, with the wallet): delivered orders credit referrers. */
+  referrals?: Referrals;
   /** Wallet top-ups (with the wallet): their poll job and messages run here. */
   topups?: TopUps;
   log: Logger;

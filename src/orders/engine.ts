@@ -2,6 +2,7 @@ import type { Logger } from "../logger.js";
 import { MESSAGE_LEASE_MS, OutgoingDispatcher } from "../outgoing/dispatcher.js";
 import { type OutgoingPace, OutgoingQueue } from "../outgoing/queue.js";
 import type { PaymentStatus } from "../payments/gateway.js";
+import { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
 import { TopUps } from "../wallet/topups.js";
 import { OrderArchive, withArchive } from "./archive.js";
@@ -127,6 +128,11 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   // A rush of payments pulls the deposit check forward once, not once per order.
   let balancePulledAt = Number.NEGATIVE_INFINITY;
   let balanceTimer: NodeJS.Timeout | undefined;
+  // Referral bonuses are credited to the wallet: without one (or at 0 %) there are none.
+  const referrals =
+    opts.wallet && (opts.config.referralPercent ?? 0) > 0
+      ? new Referrals(opts.redis, opts.prefix, now)
+      : undefined;
   const ctx: EngineContext = {
     store,
     outgoing,
@@ -139,7 +145,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     config: opts.config,
     hooks: opts.hooks ?? {},
     now,
-    timing: () => ({ now: now(), quoteTtlMs, pollMs }),
+    referrals,
+    timing: () => ({ now: now(), quoteTtlMs, pollMs, referralBonus: referrals !== undefined }),
     kick: () => {
       worker.kick();
       dispatcher.kick();

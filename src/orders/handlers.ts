@@ -10,6 +10,7 @@ import { alertMessage, finalMessage, isQuoteExpired, TRACKED_STATES } from "./li
 import { rubToKopecks } from "./pricing.js";
 import { pollProviderPayments } from "./provider-checkout.js";
 import { type RefundRoute, refundRoute, refundsAutomatically } from "./rails.js";
+import { creditReferralBonus } from "./referral-bonus.js";
 import { type RetentionSettings, sweepArchive } from "./retention.js";
 import { noteSpending } from "./spending.js";
 import type { Effect } from "./store.js";
@@ -64,6 +65,9 @@ export async function runJob(
       return pollProviderPayments(ctx, order);
     case "wsettle":
       await settleWalletPayment(ctx, order);
+      return undefined;
+    case "referral":
+      await creditReferralBonus(ctx, order);
       return undefined;
   }
 }

@@ -17,6 +17,8 @@ export type Job =
   | { type: "card"; orderId: string }
   /** Send the one final message. */
   | { type: "final"; orderId: string }
+  /** Credit the referrer of a delivered order's customer (REFERRAL_PERCENT; see referral-bonus.ts). */
+  | { type: "referral"; orderId: string }
   /** Refund the Stars payment of a failed or rejected order. */
   | { type: "refund"; orderId: string }
   /** Re-read the order's YooKassa and Crypto Pay payments (lost notifications). */
@@ -45,6 +47,7 @@ const ORDER_JOBS = new Set<string>([
   "refund",
   "ppoll",
   "wsettle",
+  "referral",
 ]);
 
 export function encodeJob(job: Job): string {

@@ -68,6 +68,8 @@ export interface LifecycleTiming {
   now: number;
   quoteTtlMs: number;
   pollMs: number;
+  /** REFERRAL_PERCENT is above 0 (and the wallet offered): a delivered order schedules the referrer's bonus. */
+  referralBonus?: boolean;
 }
 
 export function at(job: Job, dueAt: number): JobSpec {
@@ -111,6 +113,16 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
       break;
     case "delivered":
       jobs.push(finalMessage(order));
+      // Recorded with the transition, so a crash can neither lose the bonus nor (the wallet's ref
+      // is `referral:<orderId>`) pay it twice. Orders nobody paid for (`direct`) earn nothing.
+      if (
+        timing.referralBonus &&
+        order.refund === "none" &&
+        order.currency !== "NONE" &&
+        order.rail !== "direct"
+      ) {
+        jobs.push(at({ type: "referral", orderId }, now));
+      }
       break;
     case "failed":
     case "rejected": {

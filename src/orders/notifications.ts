@@ -2,6 +2,7 @@ import { decodeMessage } from "../outgoing/messages.js";
 import { sendOrderAlert } from "./alerts.js";
 import type { EngineContext } from "./context.js";
 import { NOTIFIED_STATES } from "./lifecycle.js";
+import { tellReferrer } from "./referral-bonus.js";
 import type { OrderStore } from "./store.js";
 import type { Order } from "./types.js";
 
@@ -22,6 +23,10 @@ export async function deliverMessage(
     return;
   }
   if (message.kind === "topup") return ctx.topups?.deliver(message.topupId, signal);
+  if (message.kind === "referral") {
+    if (signal?.aborted) return;
+    return tellReferrer(ctx, message.chatId, message.orderId);
+  }
   const order = await ctx.store.get(message.orderId);
   // The lease was lost meanwhile: the process that holds the message now sends it.
   if (!order || signal?.aborted) return;

@@ -187,6 +187,8 @@ export interface Notifier {
   refundStars(userId: number, telegramChargeId: string): Promise<void>;
   /** Tell every operator. */
   alert(alert: OperatorAlert, order?: Order): Promise<void>;
+  /** Tell a referrer their wallet was credited `amountKopecks` for a friend's delivered order. */
+  referralCredited?(referrerId: number, amountKopecks: number, balanceKopecks: number): Promise<void>;
   /** Tell a customer their wallet was topped up (a provider payment of a top-up). */
   topUpCredited?(topup: TopUp, balanceKopecks: number): Promise<void>;
 }

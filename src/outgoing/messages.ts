@@ -11,7 +11,9 @@ export type OutgoingMessage =
   | { kind: "alert"; alert: AlertKind; orderId: string }
   | { kind: "card"; chatId: number; orderId: string }
   /** "Wallet topped up" for a provider payment of a top-up (src/wallet/topups.ts). */
-  | { kind: "topup"; chatId: number; topupId: string };
+  | { kind: "topup"; chatId: number; topupId: string }
+  /** "+₽X from your friend's order" to the referrer credited for it (src/orders/referral-bonus.ts). */
+  | { kind: "referral"; chatId: number; orderId: string };
 
 export type OutgoingKind = OutgoingMessage["kind"];
 
@@ -20,6 +22,7 @@ export const PRIORITY: Readonly<Record<OutgoingKind | "bcast", number>> = {
   final: 0,
   topup: 0,
   alert: 1,
+  referral: 2,
   card: 2,
   bcast: 3,
 };
@@ -42,7 +45,7 @@ export function decodeMessage(member: string): OutgoingMessage | null {
   const [kind, chat = "", a = "", b = ""] = member.split(":");
   if (kind === "alert") return a && b ? { kind, alert: a as AlertKind, orderId: b } : null;
   if (kind === "topup" && a && /^-?\d+$/.test(chat)) return { kind, chatId: Number(chat), topupId: a };
-  if ((kind === "final" || kind === "card") && a && /^-?\d+$/.test(chat)) {
+  if ((kind === "final" || kind === "card" || kind === "referral") && a && /^-?\d+$/.test(chat)) {
     return { kind, chatId: Number(chat), orderId: a };
   }
   return null;

@@ -6,6 +6,7 @@ export class RecordingNotifier implements Notifier {
   readonly finals: Order[] = [];
   readonly refunds: { userId: number; chargeId: string }[] = [];
   readonly alerts: { alert: OperatorAlert; orderId?: string }[] = [];
+  readonly referralBonuses: { referrerId: number; amountKopecks: number; balanceKopecks: number }[] = [];
   private nextMessageId = 1000;
   /** When set, sendFinal throws this many times first (to exercise retries). */
   failFinals = 0;
@@ -26,6 +27,10 @@ export class RecordingNotifier implements Notifier {
   async refundStars(userId: number, chargeId: string): Promise<void> {
     if (this.refunds.some((r) => r.chargeId === chargeId)) throw new Error("400: CHARGE_ALREADY_REFUNDED");
     this.refunds.push({ userId, chargeId });
+  }
+
+  async referralCredited(referrerId: number, amountKopecks: number, balanceKopecks: number): Promise<void> {
+    this.referralBonuses.push({ referrerId, amountKopecks, balanceKopecks });
   }
 
   async alert(alert: OperatorAlert): Promise<void> {

@@ -1,8 +1,10 @@
 import { Composer } from "grammy";
 import { PRODUCT_KINDS, type ProductKind } from "../../config.js";
+import { INVITE_PREFIX } from "../../referrals/referrals.js";
 import type { BotContext } from "../context.js";
 import { CB } from "../keyboards/callbacks.js";
 import { mainMenu, mayOrder } from "../keyboards/main-menu.js";
+import { followInvite } from "./referrals.js";
 import { answerQuietly, localeOf, tOf } from "./shared.js";
 
 /** /start and the main menu: one button per enabled product kind, each entering its flow. */
@@ -14,6 +16,9 @@ export function startFeature(): Composer<BotContext> {
       await ctx.reply(ctx.t("shop-closed"), { parse_mode: "HTML" });
       return;
     }
+    // Deep links: `ref_<code>` is a friend's invite (see features/referrals.ts).
+    const payload = typeof ctx.match === "string" ? ctx.match.trim() : "";
+    if (payload.startsWith(INVITE_PREFIX)) await followInvite(ctx, payload.slice(INVITE_PREFIX.length));
     const menu = mainMenu(ctx.deps.config, tOf(ctx));
     await ctx.reply(menu.text, { parse_mode: "HTML", reply_markup: menu.keyboard });
   });

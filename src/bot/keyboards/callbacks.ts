@@ -18,7 +18,7 @@ export const CB = {
   orderView: "ov:",
   /** /orders page: `mo:<offset>` ("op:" belongs to the operator tools). */
   ordersPage: "mo:",
-  /** Main menu item: `m:<kind>` or `m:orders`. */
+  /** Main menu item: `m:<kind>`, `m:orders` or `m:invite` (the customer's invite link and referral stats). */
   menu: "m:",
   /**
    * The customer's wallet: `w:p:<offset>` a page of entries, `w:t` the top-up amounts,
@@ -36,6 +36,12 @@ export const CB = {
   topUp: "tu:",
   /** An operator's CSV export of a preset period: `ox:<preset>` (see orders/export-period.ts). */
   operatorExport: "ox:",
+  /**
+   * An operator's /customer card (answered only to OPERATOR_IDS): `oc:v:<userId>` redraw,
+   * `oc:n:<userId>` add a note (asks for it), `oc:x` stop asking, `oc:b:<userId>` ban,
+   * `oc:u:<userId>` unban.
+   */
+  customerOperator: "oc:",
 } as const;
 
 /** The rails a wallet can be topped up on: every payment rail but the wallet itself and `direct`. */

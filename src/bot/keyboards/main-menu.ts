@@ -3,9 +3,9 @@ import type { Config, ProductKind } from "../../config.js";
 import type { Translate } from "../context.js";
 import { CB } from "./callbacks.js";
 
-/** The /start menu: one button per enabled product kind, then "My orders". */
+/** The /start menu: one button per enabled product kind, then "My orders" (and "Invite friends" when referrals are on). */
 export function mainMenu(
-  config: Pick<Config, "products">,
+  config: Pick<Config, "products"> & Partial<Pick<Config, "referralPercent">>,
   t: Translate,
 ): { text: string; keyboard: InlineKeyboard } {
   const kb = new InlineKeyboard();
@@ -15,6 +15,7 @@ export function mainMenu(
   });
   if (config.products.length % 2 === 1) kb.row();
   kb.text(t("menu-orders"), `${CB.menu}orders`);
+  if ((config.referralPercent ?? 0) > 0) kb.row().text(t("menu-invite"), `${CB.menu}invite`);
   return { text: t("menu-title"), keyboard: kb };
 }
 

@@ -36,7 +36,7 @@ local horizon = tonumber(ARGV[5])
 local most = tonumber(ARGV[7])
 
 -- Priorities by message kind, as in src/outgoing/messages.ts.
-local PRIORITY = { final = 0, topup = 0, alert = 1, card = 2, bcast = 3 }
+local PRIORITY = { final = 0, topup = 0, alert = 1, card = 2, referral = 2, bcast = 3 }
 
 if ARGV[6] == '1' then
   local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 100)
