@@ -22,7 +22,8 @@
  *   makes it `canceled` with `cancellation_details { party: "yoo_money", reason:
  *   "expired_on_confirmation" }`.
  * - POST /v3/refunds (full or partial, only of a `succeeded` payment, never more than is paid and
- *   not yet refunded; 400 otherwise) succeeds at once and raises the payment's `refunded_amount`.
+ *   not yet refunded; 400 otherwise) succeeds at once and raises the payment's `refunded_amount`
+ *   (or, while `holdRefunds(true)`, stays `pending` until `settleRefund`).
  *   GET /v3/refunds/{id} reads a refund.
  * - Every status change is POSTed as `{ type: "notification", event, object }` to the notification
  *   URL (`payment.succeeded`, `payment.waiting_for_capture`, `payment.canceled`, `refund.succeeded`),
@@ -69,7 +70,7 @@ export interface SandboxPayment {
 export interface SandboxRefund {
   id: string;
   paymentId: string;
-  status: "succeeded";
+  status: "pending" | "succeeded";
   amountKopecks: number;
   description: string | null;
   createdAt: string;
@@ -130,6 +131,10 @@ export interface YooKassaSandbox {
   payment(id: string): SandboxPayment | undefined;
   payments(): SandboxPayment[];
   refunds(): SandboxRefund[];
+  /** While on, new refunds stay `pending` (as SBP refunds may) until {@link settleRefund}. */
+  holdRefunds(on: boolean): void;
+  /** A pending refund goes through: `succeeded`, the payment's refunded amount raised, notification sent. */
+  settleRefund(id: string): SandboxRefund;
   /** Requests seen, oldest first (last 10 000; no headers but the Idempotence-Key). */
   requests(): SandboxRequest[];
   /** How many requests carried this key, and how many payments or refunds it created (0 or 1). */
@@ -184,6 +189,7 @@ export async function startYooKassaSandbox(opts: YooKassaSandboxOptions): Promis
   let publicUrl = "";
   const payments = new Map<string, SandboxPayment>();
   const refunds = new Map<string, SandboxRefund>();
+  let refundsHeld = false;
   const keys = new Map<string, { fingerprint: string; reply: Reply; created: number }>();
   const keyRequests = new Map<string, number>();
   const log: SandboxRequest[] = [];
@@ -402,9 +408,12 @@ export async function startYooKassaSandbox(opts: YooKassaSandboxOptions): Promis
       createdAt: now(),
       idempotenceKey: key,
     };
+    if (refundsHeld) r.status = "pending";
     refunds.set(r.id, r);
-    p.refundedKopecks += kopecks;
-    notify("refund.succeeded", p.id, refundJson(r));
+    if (r.status === "succeeded") {
+      p.refundedKopecks += kopecks;
+      notify("refund.succeeded", p.id, refundJson(r));
+    }
     return { created: { status: 200, body: refundJson(r) } };
   };
 
@@ -569,6 +578,18 @@ ${body}
     },
     payments: () => [...payments.values()].map(clone),
     refunds: () => [...refunds.values()].map(clone),
+    holdRefunds(on) {
+      refundsHeld = on;
+    },
+    settleRefund(id) {
+      const r = refunds.get(id);
+      if (!r || r.status !== "pending") throw new Error(`refund ${id} is not pending`);
+      r.status = "succeeded";
+      const p = payments.get(r.paymentId);
+      if (p) p.refundedKopecks += r.amountKopecks;
+      notify("refund.succeeded", r.paymentId, refundJson(r));
+      return clone(r);
+    },
     requests: () => clone(log),
     keyStats: (key) => ({ requests: keyRequests.get(key) ?? 0, created: keys.get(key)?.created ?? 0 }),
   };

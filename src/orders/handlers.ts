@@ -201,8 +201,14 @@ async function giveBack(ctx: EngineContext, order: Order, r: Refundable): Promis
         const gateway = ctx.gateways.yookassa;
         if (!gateway?.refund || !r.providerChargeId)
           throw new Error("YooKassa is not configured in this process");
+        // Asked again with the same key, YooKassa answers with the same refund: never a second one.
         const res = await gateway.refund(r.providerChargeId, r.amount, r.ref);
-        ctx.log.info({ ...log, refundId: res.refundId, done: res.done }, "YooKassa refund made");
+        if (!res.done && !(await gateway.refundSettled?.(res.refundId))) {
+          // Pending at YooKassa (some methods, SBP among them): the customer is told once it went through.
+          ctx.log.info({ ...log, refundId: res.refundId }, "YooKassa refund pending; looking again later");
+          return backoff(ctx, order.times.failed ?? order.times.rejected, 5_000);
+        }
+        ctx.log.info({ ...log, refundId: res.refundId }, "YooKassa refund made");
         return { state: "done", ref: res.refundId };
       }
       default:

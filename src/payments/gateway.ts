@@ -59,6 +59,11 @@ export interface PaymentGateway {
     amountKopecks: number,
     key: string,
   ): Promise<{ refundId: string; done: boolean }>;
+  /**
+   * Whether a refund that was not done at once has gone through since: true when it has, false
+   * while it is still pending; throws when the provider refused it.
+   */
+  refundSettled?(refundId: string): Promise<boolean>;
 }
 
 export type PaymentGateways = Partial<Record<ProviderRail, PaymentGateway>>;

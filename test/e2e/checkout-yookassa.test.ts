@@ -22,6 +22,15 @@ afterEach(async () => {
 });
 
 const T = { timeoutMs: 10_000 };
+
+/** Waits (up to 20 s) until `check` holds. */
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  const until = Date.now() + 20_000;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("condition not met within 20 s");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 const CARD = /^💳 Card or SBP/;
 const LINK = /by card or SBP on YooKassa/;
 
@@ -248,6 +257,29 @@ describe("YooKassa: money back", () => {
       providerChargeId: payment!.id,
     });
     expect(c.botMessages().filter((m) => /could not be delivered/.test(m.text ?? ""))).toHaveLength(1);
+  }, 45_000);
+
+  it("a refund pending at YooKassa is told to the customer only once it went through", async () => {
+    h = await startAppHarness({ CHECKOUT: "yookassa,stars" });
+    h.sandbox.setOutcome(() => ({ status: "failed", errorMessage: "recipient not found" }));
+    h.yookassa.holdRefunds(true);
+    const c = newAppCustomer(h.telegram);
+    await yookassaLink(c);
+    const id = onlyOrderId(h);
+    const [payment] = h.yookassa.payments();
+    h.yookassa.succeedPayment(payment!.id);
+    await eventuallyTrue(() => h!.yookassa.refunds().length === 1);
+    // While it is pending the order owes the refund and the customer has not been told anything yet.
+    await waitOrder(h, id, (x) => x.state === "failed");
+    expect((await h.app.orders.get(id))?.refund).toBe("none");
+    expect(c.botMessages().filter((m) => /could not be delivered/.test(m.text ?? ""))).toHaveLength(0);
+    const refund = h.yookassa.settleRefund(h.yookassa.refunds()[0]!.id);
+    const message = await c.waitForBotMessage(/could not be delivered/, 30_000);
+    expect(message.text).toMatch(/refunded to your card/);
+    const o = await waitOrder(h, id, (x) => x.refund !== "none");
+    expect(o).toMatchObject({ refund: "done", refundRef: refund.id });
+    expect(h.yookassa.refunds()).toHaveLength(1);
+    expect(h.yookassa.keyStats(`refund:${id}`).created).toBe(1);
   }, 45_000);
 
   it("a pay refused for a low deposit is refunded to the card once", async () => {

@@ -11,7 +11,7 @@ import {
 } from "./parse.js";
 
 /**
- * The YooKassa API v3 client: createPayment, getPayment, createRefund over one undici pool
+ * The YooKassa API v3 client: createPayment, getPayment, createRefund, getRefund over one undici pool
  * (see http.ts for auth and retries). Inputs are checked against YooKassa's documented limits
  * before anything is sent; money goes in and out as whole kopecks.
  */
@@ -53,6 +53,8 @@ export interface YooKassaClient {
   createPayment(input: CreatePaymentInput, o?: RequestOptions): Promise<YooKassaPayment>;
   getPayment(paymentId: string, o?: RequestOptions): Promise<YooKassaPayment>;
   createRefund(input: CreateRefundInput, o?: RequestOptions): Promise<YooKassaRefund>;
+  /** A refund re-read (a `pending` one settles later as `succeeded` or `canceled`). */
+  getRefund(refundId: string, o?: RequestOptions): Promise<YooKassaRefund>;
   close(): Promise<void>;
 }
 
@@ -199,6 +201,18 @@ export function createYooKassaClient(opts: YooKassaClientOptions): YooKassaClien
         path: `/payments/${encodeURIComponent(paymentId)}`,
         signal: o?.signal,
         parse: parsePayment,
+      });
+    },
+    async getRefund(refundId, o) {
+      const issues: Issue[] = [];
+      checkId(issues, "refundId", refundId);
+      if (issues.length > 0) throw new YooKassaValidationError(issues);
+      return call({
+        method: "GET",
+        endpoint: "GET /refunds/{id}",
+        path: `/refunds/${encodeURIComponent(refundId)}`,
+        signal: o?.signal,
+        parse: parseRefund,
       });
     },
     async createRefund(input, o) {

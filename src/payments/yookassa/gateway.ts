@@ -52,6 +52,11 @@ export function yookassaGateway(
       if (r.status === "canceled") throw new Error(`YooKassa refused refund ${r.id} of payment ${paymentId}`);
       return { refundId: r.id, done: r.status === "succeeded" };
     },
+    async refundSettled(refundId) {
+      const r = await client.getRefund(refundId);
+      if (r.status === "canceled") throw new Error(`YooKassa cancelled refund ${r.id}`);
+      return r.status === "succeeded";
+    },
   };
 }
 
