@@ -6,11 +6,12 @@ import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
 import type { TopUps } from "../wallet/topups.js";
 import { canMove, enter, jobsFor, type LifecycleTiming } from "./lifecycle.js";
+import type { PriceSettingsStore } from "./price-settings.js";
 import type { OrderStore } from "./store.js";
 import type { Notifier, Order, OrderState } from "./types.js";
 
 /** The settings the orders engine reads (without `maxOpenQuotes`, quotes are not limited: tools and benchmarks). */
-export type EngineConfig = Partial<Pick<Config, "maxOpenQuotes">> &
+export type EngineConfig = Partial<Pick<Config, "maxOpenQuotes" | "products">> &
   Pick<
     Config,
     | "checkout"
@@ -44,6 +45,8 @@ export interface EngineContext {
   topups?: TopUps;
   log: Logger;
   config: EngineConfig;
+  /** Markups, minimum margin, rounding and products on or off, as the operators set them. */
+  prices: PriceSettingsStore;
   hooks: EngineHooks;
   now: () => number;
   /** Timing of the jobs a transition schedules, as of now. */

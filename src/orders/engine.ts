@@ -1,3 +1,4 @@
+import { PRODUCT_KINDS } from "../config.js";
 import type { Logger } from "../logger.js";
 import { MESSAGE_LEASE_MS, OutgoingDispatcher } from "../outgoing/dispatcher.js";
 import { type OutgoingPace, OutgoingQueue } from "../outgoing/queue.js";
@@ -12,6 +13,7 @@ import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
 import { ordersCreatedBetween } from "./period-orders.js";
+import { PriceSettingsStore } from "./price-settings.js";
 import { onPaymentHint, startProviderPayment } from "./provider-checkout.js";
 import type { RetentionSettings } from "./retention.js";
 import { recentSpending } from "./spending.js";
@@ -126,7 +128,12 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   // A rush of payments pulls the deposit check forward once, not once per order.
   let balancePulledAt = Number.NEGATIVE_INFINITY;
   let balanceTimer: NodeJS.Timeout | undefined;
+  const prices = new PriceSettingsStore(opts.redis, opts.prefix, {
+    priceMarkupPercent: opts.config.priceMarkupPercent,
+    products: opts.config.products ?? PRODUCT_KINDS,
+  });
   const ctx: EngineContext = {
+    prices,
     store,
     outgoing,
     reseller: opts.reseller,
@@ -210,6 +217,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   return {
     store,
     topups,
+    prices,
     quote: (input) => quote(ctx, input),
     get: (id) => store.get(id),
     setCardMessage: (orderId, messageId) => recordCardMessage(store, orderId, messageId),

@@ -1,6 +1,7 @@
 import type { Locale, ProductKind, Rail } from "../config.js";
 import type { ResellerProduct } from "../reseller/types.js";
 import type { TopUp, TopUps } from "../wallet/topups.js";
+import type { PriceSettingsStore } from "./price-settings.js";
 import type { RecentSpending } from "./spending.js";
 
 /**
@@ -210,6 +211,14 @@ export class OpenQuotesLimitError extends Error {
   }
 }
 
+/** `quote` refused before anything was written: the operators switched this product off (/prices). */
+export class ProductUnavailableError extends Error {
+  constructor(readonly kind: ProductKind) {
+    super(`product ${kind} is switched off`);
+    this.name = "ProductUnavailableError";
+  }
+}
+
 export type PayCheck =
   | { ok: true; order: Order }
   | {
@@ -241,11 +250,14 @@ export type OrderFilter = "all" | "pending" | "delivered" | "failed" | "attentio
 export interface OrdersApi {
   /** Wallet top-ups (src/wallet/topups.ts), when CHECKOUT offers the wallet. */
   readonly topups?: TopUps;
+  /** The operators' live prices and products (/prices): markups, minimum margin, rounding, products on and off. */
+  readonly prices?: PriceSettingsStore;
   /**
    * Persists the order (as `draft`) under `orderId`, then calls `create`; returns it `quoted` with prices.
    * Repeating it with the same orderId never makes a second order. Throws ResellerValidationError
    * (bad input), ResellerApiError (the reseller refused or is unreachable; `transient` says whether a retry may work)
-   * or OpenQuotesLimitError (the customer holds MAX_OPEN_QUOTES unpaid quotes already; no `create` was sent).
+   * or OpenQuotesLimitError (the customer holds MAX_OPEN_QUOTES unpaid quotes already; no `create` was sent)
+   * or ProductUnavailableError (the operators switched the product off; nothing was written).
    */
   quote(input: QuoteInput): Promise<Order>;
   get(orderId: string): Promise<Order | null>;
