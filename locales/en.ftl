@@ -34,6 +34,7 @@ menu-game = 🕹 Games
 menu-orders = 📦 My orders
 shop-closed = 🔒 Sorry, this shop is not open to you. If you think this is a mistake, contact the shop's owner.
 product-disabled = This product is not sold right now.
+product-unavailable-flow = ⛔ This product has just become unavailable: nothing was ordered or charged. /start shows what is on sale.
 
 ## Buttons
 

@@ -248,3 +248,44 @@ op-export-bad-date = ⛔ <code>{ $value }</code> is not a date. Send days as YYY
 op-export-too-many = ⛔ Send at most two days, from and to inclusive: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
 op-export-reversed = ⛔ The first day is after the second. Send the earlier day first: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
 op-export-too-long = ⛔ One export covers at most { $max } days. Send a shorter period: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
+
+## /prices: markups, minimum margin, rounding, products on and off
+cmd-op-prices = prices
+    .description = Operator: prices and products
+op-prices-title = 💰 <b>Prices and products</b>
+    A change applies to the next quote; quotes already shown keep their price.
+op-prices-kind = { $state } { $kind }: markup { $markup }
+op-prices-on = ✅ on sale
+op-prices-off = ⛔ off
+op-prices-items = <b>Item markups</b> (instead of their product's):
+op-prices-item = • <code>{ $ref }</code>: { $markup }
+op-prices-no-items = none
+op-prices-margin = Minimum margin: { $margin } above wholesale
+op-prices-rounding = Rounding up: { $rounding }
+op-prices-rounding-rub = to 1 ₽
+op-prices-rounding-ten = to 10 ₽
+op-prices-rounding-kopeck = none (kopecks)
+op-prices-changes = <b>Recent changes</b> (UTC):
+op-prices-no-changes = none yet
+op-prices-change = { $at } · { $by } · { $what }: { $from } → { $to }
+op-prices-value-none = default
+op-prices-what-markup = markup of { $kind }
+op-prices-what-on = { $kind }
+op-prices-what-item = markup of <code>{ $ref }</code>
+op-prices-what-margin = minimum margin
+op-prices-what-rounding = rounding
+op-prices-btn-turn-off = ⛔ Turn off
+op-prices-btn-turn-on = ✅ Turn on
+op-prices-btn-item = 🏷 Markup of one item…
+op-prices-btn-margin = Minimum margin: { $margin }…
+op-prices-ask-markup = Send the markup of { $kind } in percent, 0 to { $max }, e.g. <code>12.5</code>.
+op-prices-ask-margin = Send the minimum margin in roubles, 0 to { $max }, e.g. <code>50</code> or <code>49.90</code>. Every price is at least wholesale plus this.
+op-prices-ask-item = Send an item and its markup in percent:
+    <code>gift:&lt;gift id&gt; 15</code>, <code>neural:&lt;code&gt; 20</code> or <code>game:&lt;product ref&gt; 8</code>.
+    <code>game:&lt;product ref&gt; -</code> removes the item's own markup (its product's applies again).
+op-prices-rule-percent = A markup is a number of percent from 0 to 1000 with at most two decimals: <code>12.5</code>.
+op-prices-rule-margin = A margin is a number of roubles from 0 to 100 000 with at most two decimals: <code>50</code>, <code>49.90</code>.
+op-prices-rule-item = Send the item (<code>gift:…</code>, <code>neural:…</code> or <code>game:…</code>, letters, digits and <code>_.:-</code>, at most 64 after the colon), a space, and a percent from 0 to 1000 or <code>-</code>.
+op-prices-saved = ✅ Saved. The next quote uses it.
+op-prices-unchanged = Nothing changed: it was already so.
+op-prices-cancelled = ✖️ Cancelled. Nothing changed.

@@ -250,3 +250,44 @@ op-export-bad-date = ⛔ <code>{ $value }</code> — не дата. Пришли
 op-export-too-many = ⛔ Пришлите не больше двух дней, «с» и «по» включительно: <code>/export 2026-11-01 2026-11-23</code>. Ничего не отправлено.
 op-export-reversed = ⛔ Первый день позже второго. Сначала ранний день: <code>/export 2026-11-01 2026-11-23</code>. Ничего не отправлено.
 op-export-too-long = ⛔ Одна выгрузка — не больше { $max } дней. Пришлите период покороче: <code>/export 2026-11-01 2026-11-23</code>. Ничего не отправлено.
+
+## /prices: наценки, минимальная маржа, округление, включение товаров
+cmd-op-prices = prices
+    .description = Оператор: цены и товары
+op-prices-title = 💰 <b>Цены и товары</b>
+    Изменение действует со следующего расчёта; уже показанные заказы сохраняют свою цену.
+op-prices-kind = { $state } { $kind }: наценка { $markup }
+op-prices-on = ✅ продаётся
+op-prices-off = ⛔ выключен
+op-prices-items = <b>Наценки отдельных позиций</b> (вместо наценки товара):
+op-prices-item = • <code>{ $ref }</code>: { $markup }
+op-prices-no-items = нет
+op-prices-margin = Минимальная маржа: { $margin } сверх оптовой цены
+op-prices-rounding = Округление вверх: { $rounding }
+op-prices-rounding-rub = до 1 ₽
+op-prices-rounding-ten = до 10 ₽
+op-prices-rounding-kopeck = нет (копейки)
+op-prices-changes = <b>Последние изменения</b> (UTC):
+op-prices-no-changes = пока нет
+op-prices-change = { $at } · { $by } · { $what }: { $from } → { $to }
+op-prices-value-none = по умолчанию
+op-prices-what-markup = наценка: { $kind }
+op-prices-what-on = { $kind }
+op-prices-what-item = наценка <code>{ $ref }</code>
+op-prices-what-margin = минимальная маржа
+op-prices-what-rounding = округление
+op-prices-btn-turn-off = ⛔ Выключить
+op-prices-btn-turn-on = ✅ Включить
+op-prices-btn-item = 🏷 Наценка позиции…
+op-prices-btn-margin = Мин. маржа: { $margin }…
+op-prices-ask-markup = Пришлите наценку для «{ $kind }» в процентах, от 0 до { $max }, например <code>12.5</code>.
+op-prices-ask-margin = Пришлите минимальную маржу в рублях, от 0 до { $max }, например <code>50</code> или <code>49.90</code>. Любая цена будет не меньше оптовой плюс эта сумма.
+op-prices-ask-item = Пришлите позицию и её наценку в процентах:
+    <code>gift:&lt;id подарка&gt; 15</code>, <code>neural:&lt;код&gt; 20</code> или <code>game:&lt;product ref&gt; 8</code>.
+    <code>game:&lt;product ref&gt; -</code> убирает собственную наценку позиции (снова действует наценка товара).
+op-prices-rule-percent = Наценка — число процентов от 0 до 1000, не более двух знаков после запятой: <code>12.5</code>.
+op-prices-rule-margin = Маржа — число рублей от 0 до 100 000, не более двух знаков после запятой: <code>50</code>, <code>49.90</code>.
+op-prices-rule-item = Пришлите позицию (<code>gift:…</code>, <code>neural:…</code> или <code>game:…</code>; после двоеточия до 64 букв, цифр и <code>_.:-</code>), пробел и процент от 0 до 1000 или <code>-</code>.
+op-prices-saved = ✅ Сохранено. Следующий расчёт использует это.
+op-prices-unchanged = Ничего не изменилось: так уже было.
+op-prices-cancelled = ✖️ Отменено. Ничего не изменилось.

@@ -3,7 +3,7 @@ import type { I18nFlavor } from "@grammyjs/i18n";
 import type { MenuFlavor } from "@grammyjs/menu";
 import type { Context, SessionFlavor } from "grammy";
 import type { CatalogService } from "../catalog/service.js";
-import type { Config, Locale } from "../config.js";
+import type { Config, Locale, ProductKind } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { OrdersApi } from "../orders/types.js";
@@ -39,7 +39,15 @@ export interface SessionData {
   __flows?: unknown;
   /** A typed answer the wallet screens wait for (see features/wallet.ts), when one does. */
   walletInput?: WalletInput;
+  /** A typed answer an operator's /prices screen waits for (see features/operator-prices.ts). */
+  pricesInput?: PricesInput;
 }
+
+/** What the operator's next text message sets on the /prices screen; `at` is when it was asked. */
+export type PricesInput =
+  | { ask: "markup"; kind: ProductKind; at: number }
+  | { ask: "item"; at: number }
+  | { ask: "margin"; at: number };
 
 /**
  * What the next text message in the chat answers, for the wallet's few typed questions (kept in

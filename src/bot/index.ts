@@ -27,6 +27,7 @@ import { languageFeature } from "./features/language.js";
 import { myOrdersFeature } from "./features/my-orders.js";
 import { createOperatorFeature } from "./features/operator.js";
 import { operatorExportFeature } from "./features/operator-export.js";
+import { operatorPricesFeature } from "./features/operator-prices.js";
 import { paymentsFeature } from "./features/payments.js";
 import { startFeature } from "./features/start.js";
 import { topUpsFeature } from "./features/topups.js";
@@ -171,6 +172,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     }),
   );
   guarded.use(operatorExportFeature({ config, logger, orders: deps.orders }));
+  guarded.use(operatorPricesFeature({ config, logger, orders: deps.orders }));
 
   const flows = [
     [STARS_FLOW, createStarsFlow(flowDeps)],

@@ -2,7 +2,7 @@ import { Composer } from "grammy";
 import { PRODUCT_KINDS, type ProductKind } from "../../config.js";
 import type { BotContext } from "../context.js";
 import { CB } from "../keyboards/callbacks.js";
-import { mainMenu, mayOrder } from "../keyboards/main-menu.js";
+import { mainMenu, mayOrder, productsOnSale } from "../keyboards/main-menu.js";
 import { answerQuietly, localeOf, tOf } from "./shared.js";
 
 /** /start and the main menu: one button per enabled product kind, each entering its flow. */
@@ -14,7 +14,8 @@ export function startFeature(): Composer<BotContext> {
       await ctx.reply(ctx.t("shop-closed"), { parse_mode: "HTML" });
       return;
     }
-    const menu = mainMenu(ctx.deps.config, tOf(ctx));
+    const products = await productsOnSale(ctx.deps.config, ctx.deps.orders);
+    const menu = mainMenu({ products }, tOf(ctx));
     await ctx.reply(menu.text, { parse_mode: "HTML", reply_markup: menu.keyboard });
   });
 
@@ -22,7 +23,8 @@ export function startFeature(): Composer<BotContext> {
     const kind = ctx.match[1] as ProductKind;
     const { config } = ctx.deps;
     if (!mayOrder(config, ctx.from.id)) return answerQuietly(ctx, ctx.t("shop-closed"), true);
-    if (!config.products.includes(kind)) return answerQuietly(ctx, ctx.t("product-disabled"), true);
+    if (!(await productsOnSale(config, ctx.deps.orders)).includes(kind))
+      return answerQuietly(ctx, ctx.t("product-disabled"), true);
     await answerQuietly(ctx);
     if (Object.keys(ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
     await ctx.conversation.enter(kind, { locale: await localeOf(ctx) });

@@ -1,9 +1,11 @@
 import { InlineKeyboard } from "grammy";
 import type { Config, ProductKind } from "../../config.js";
+import { enabledKinds } from "../../orders/price-settings.js";
+import type { OrdersApi } from "../../orders/types.js";
 import type { Translate } from "../context.js";
 import { CB } from "./callbacks.js";
 
-/** The /start menu: one button per enabled product kind, then "My orders". */
+/** The /start menu: one button per product kind on sale (see {@link productsOnSale}), then "My orders". */
 export function mainMenu(
   config: Pick<Config, "products">,
   t: Translate,
@@ -16,6 +18,14 @@ export function mainMenu(
   if (config.products.length % 2 === 1) kb.row();
   kb.text(t("menu-orders"), `${CB.menu}orders`);
   return { text: t("menu-title"), keyboard: kb };
+}
+
+/** The product kinds on sale now: as the operators set them (/prices, read through the short cache), else PRODUCTS. */
+export async function productsOnSale(
+  config: Pick<Config, "products">,
+  orders: Pick<OrdersApi, "prices">,
+): Promise<ProductKind[]> {
+  return orders.prices ? enabledKinds(await orders.prices.cached()) : [...config.products];
 }
 
 /** Whether this user may order (CHECKOUT=direct limits ordering to ALLOWED_USER_IDS and operators). */
