@@ -2,6 +2,7 @@ import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { OutgoingQueue } from "../outgoing/queue.js";
 import type { PaymentGateways } from "../payments/gateway.js";
+import type { PromoStore } from "../promo/store.js";
 import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
 import type { TopUps } from "../wallet/topups.js";
@@ -47,6 +48,8 @@ export interface EngineContext {
   config: EngineConfig;
   /** Markups, minimum margin, rounding and products on or off, as the operators set them. */
   prices: PriceSettingsStore;
+  /** The shop's promo codes: uses counted and given back with the orders that hold them. */
+  promos: PromoStore;
   hooks: EngineHooks;
   now: () => number;
   /** Timing of the jobs a transition schedules, as of now. */

@@ -3,6 +3,7 @@ import type { Logger } from "../logger.js";
 import { MESSAGE_LEASE_MS, OutgoingDispatcher } from "../outgoing/dispatcher.js";
 import { type OutgoingPace, OutgoingQueue } from "../outgoing/queue.js";
 import type { PaymentStatus } from "../payments/gateway.js";
+import { PromoStore } from "../promo/store.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
 import { TopUps } from "../wallet/topups.js";
 import { OrderArchive, withArchive } from "./archive.js";
@@ -14,6 +15,7 @@ import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
 import { ordersCreatedBetween } from "./period-orders.js";
 import { PriceSettingsStore } from "./price-settings.js";
+import { applyPromo } from "./promo-checkout.js";
 import { onPaymentHint, startProviderPayment } from "./provider-checkout.js";
 import type { RetentionSettings } from "./retention.js";
 import { recentSpending } from "./spending.js";
@@ -132,8 +134,10 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     priceMarkupPercent: opts.config.priceMarkupPercent,
     products: opts.config.products ?? PRODUCT_KINDS,
   });
+  const promos = new PromoStore(opts.redis, opts.prefix);
   const ctx: EngineContext = {
     prices,
+    promos,
     store,
     outgoing,
     reseller: opts.reseller,
@@ -218,6 +222,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     store,
     topups,
     prices,
+    promos,
+    applyPromo: (orderId, userId, code) => applyPromo(ctx, orderId, userId, code),
     quote: (input) => quote(ctx, input),
     get: (id) => store.get(id),
     setCardMessage: (orderId, messageId) => recordCardMessage(store, orderId, messageId),

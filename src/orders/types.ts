@@ -1,7 +1,10 @@
 import type { Locale, ProductKind, Rail } from "../config.js";
+import type { PromoStore } from "../promo/store.js";
+import type { OrderPromo } from "../promo/types.js";
 import type { ResellerProduct } from "../reseller/types.js";
 import type { TopUp, TopUps } from "../wallet/topups.js";
 import type { PriceSettingsStore } from "./price-settings.js";
+import type { PromoApplied } from "./promo-checkout.js";
 import type { RecentSpending } from "./spending.js";
 
 /**
@@ -90,6 +93,8 @@ export interface Order {
   telegramChargeId?: string;
   /** The payment's id at the provider (Telegram's provider charge id, a YooKassa payment id, a Crypto Pay invoice id). */
   providerChargeId?: string;
+  /** The promo code applied while the order was quoted: `priceKopecks` is the price after it. */
+  promo?: OrderPromo;
   /** Payments started at YooKassa or Crypto Pay for this order (links shown to the customer). */
   payments?: ProviderPayment[];
   /**
@@ -252,6 +257,10 @@ export interface OrdersApi {
   readonly topups?: TopUps;
   /** The operators' live prices and products (/prices): markups, minimum margin, rounding, products on and off. */
   readonly prices?: PriceSettingsStore;
+  /** The shop's promo codes (/promo). */
+  readonly promos?: PromoStore;
+  /** Applies a customer's promo code to their quoted order (re-priced; see promo-checkout.ts). */
+  applyPromo?(orderId: string, userId: number, code: string): Promise<PromoApplied>;
   /**
    * Persists the order (as `draft`) under `orderId`, then calls `create`; returns it `quoted` with prices.
    * Repeating it with the same orderId never makes a second order. Throws ResellerValidationError
