@@ -30,6 +30,7 @@ export const OPERATOR_COMMANDS = [
   "export",
   "wallet",
   "prices",
+  "promo",
 ] as const;
 
 /** Commands listed only when the wallet is offered. */

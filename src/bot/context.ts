@@ -41,6 +41,8 @@ export interface SessionData {
   walletInput?: WalletInput;
   /** A typed answer an operator's /prices screen waits for (see features/operator-prices.ts). */
   pricesInput?: PricesInput;
+  /** The quoted order whose promo code the customer's next text message is (features/promo.ts). */
+  promoInput?: { orderId: string; at: number };
 }
 
 /** What the operator's next text message sets on the /prices screen; `at` is when it was asked. */

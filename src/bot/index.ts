@@ -28,7 +28,9 @@ import { myOrdersFeature } from "./features/my-orders.js";
 import { createOperatorFeature } from "./features/operator.js";
 import { operatorExportFeature } from "./features/operator-export.js";
 import { operatorPricesFeature } from "./features/operator-prices.js";
+import { operatorPromoFeature } from "./features/operator-promo.js";
 import { paymentsFeature } from "./features/payments.js";
+import { promoFeature } from "./features/promo.js";
 import { startFeature } from "./features/start.js";
 import { topUpsFeature } from "./features/topups.js";
 import { unhandledFeature } from "./features/unhandled.js";
@@ -173,6 +175,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   );
   guarded.use(operatorExportFeature({ config, logger, orders: deps.orders }));
   guarded.use(operatorPricesFeature({ config, logger, orders: deps.orders }));
+  guarded.use(operatorPromoFeature({ config, logger, orders: deps.orders }));
 
   const flows = [
     [STARS_FLOW, createStarsFlow(flowDeps)],
@@ -193,6 +196,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
   guarded.use(languageMenu);
 
   guarded.use(walletOperatorFeature({ config, logger }));
+  guarded.use(promoFeature());
   guarded.use(walletFeature());
   guarded.use(startFeature());
   guarded.use(topUpsFeature(i18n));

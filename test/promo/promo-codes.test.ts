@@ -189,4 +189,23 @@ describe("promo codes on orders", () => {
     );
     expect((await h.engine.applyPromo!(second.id, second.customer.userId, p.code)).ok).toBe(true);
   });
+
+  it("is refused once a provider payment page was made for the order", async () => {
+    const p = promo();
+    await h.engine.promos!.create(p);
+    const order = await quoted();
+    // As startPayment records a YooKassa page (its amount fixed at the provider).
+    await h.engine.store.update(order.id, (o) => ({
+      next: {
+        ...o,
+        payments: [{ rail: "yookassa", id: "pay-1", url: "https://pay.example/1", createdAt: Date.now() }],
+      },
+    }));
+    expect(await h.engine.applyPromo!(order.id, order.customer.userId, p.code)).toMatchObject({
+      ok: false,
+      reason: "payment_started",
+    });
+    expect((await h.engine.get(order.id))?.priceKopecks).toBe(order.priceKopecks);
+    expect((await h.engine.promos!.get(p.code))?.used).toBe(0);
+  });
 });

@@ -36,6 +36,10 @@ export const CB = {
   topUp: "tu:",
   /** An operator's CSV export of a preset period: `ox:<preset>` (see orders/export-period.ts). */
   operatorExport: "ox:",
+  /** A promo code for a quoted order: `pc:<orderId>` asks for it, `pc:x` stops asking. */
+  promo: "pc:",
+  /** The operators' /promo list: `po:d:<CODE>` switches a code off. */
+  promoOperator: "po:",
   /** The operators' /prices screen: `pp:…` (see format/operator-prices.ts PRICES_CB). */
   prices: "pp:",
 } as const;
