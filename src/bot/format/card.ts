@@ -160,8 +160,8 @@ export function renderCard(order: Order, opts: FormatOptions): Rendered {
         )
         .row();
     }
-    if (promoOffered(order)) keyboard.text(t("btn-promo"), CB.promo + order.id).row();
     keyboard.text(t("btn-cancel"), CB.cancel + order.id);
+    if (promoOffered(order)) keyboard.row().text(t("btn-promo"), CB.promo + order.id);
   } else if (order.state === "quoted") {
     const payLabel =
       order.currency === "NONE"
