@@ -208,4 +208,40 @@ describe("promo codes on orders", () => {
     expect((await h.engine.get(order.id))?.priceKopecks).toBe(order.priceKopecks);
     expect((await h.engine.promos!.get(p.code))?.used).toBe(0);
   });
+
+  it("an expired quote gives its use back; paid late, it counts it again", async () => {
+    const p = promo({ maxUses: 1 });
+    await h.engine.promos!.create(p);
+    const short = h.addEngine({ quoteTtlSeconds: 0.3 });
+    const order = await short.quote({
+      orderId: newOrderId(),
+      item: sampleItems().stars!,
+      customer: newCustomer(),
+    });
+    expect((await short.applyPromo!(order.id, order.customer.userId, p.code)).ok).toBe(true);
+    const discounted = (await short.get(order.id))!;
+    await eventually(
+      async () => ((await short.get(order.id))?.state === "expired" ? true : null),
+      10_000,
+      "the quote expired",
+    );
+    await eventually(
+      async () => ((await short.promos!.get(p.code))?.used === 0 ? true : null),
+      10_000,
+      "the use given back",
+    );
+    // A Stars payment for the discounted amount arrives late: it counts, and so does the use.
+    const paid = await short.markPaid(order.id, {
+      userId: order.customer.userId,
+      currency: "XTR",
+      totalAmount: discounted.amount!,
+      telegramChargeId: `late-${order.id}`,
+    });
+    expect(paid.outcome).toBe("paid");
+    await eventually(
+      async () => ((await short.promos!.get(p.code))?.used === 1 ? true : null),
+      10_000,
+      "the use counted again",
+    );
+  });
 });

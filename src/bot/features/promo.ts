@@ -25,6 +25,13 @@ export function promoFeature(): Composer<BotContext> {
   const c = new Composer<BotContext>();
   const cancelKb = (ctx: BotContext) => new InlineKeyboard().text(ctx.t("btn-cancel"), `${CB.promo}x`);
 
+  // Another button (the menu, the wallet…) ends the question: the next text is not a code.
+  c.on("callback_query:data", async (ctx, next) => {
+    if (ctx.session.promoInput && !ctx.callbackQuery.data.startsWith(CB.promo))
+      ctx.session.promoInput = undefined;
+    await next();
+  });
+
   c.callbackQuery(MATCH.ask, async (ctx) => {
     const orderId = ctx.match[1] ?? "";
     const order = await ctx.deps.orders.get(orderId);
