@@ -2,7 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { I18n } from "@grammyjs/i18n";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
-import { OpenQuotesLimitError, type OrdersApi, type PaymentReceipt } from "../../orders/types.js";
+import {
+  OpenQuotesLimitError,
+  type OrdersApi,
+  type PaymentReceipt,
+  ProductUnavailableError,
+} from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { shortId } from "../format/card.js";
 import { renderOpenQuotes } from "../format/open-quotes.js";
@@ -117,6 +122,10 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
           kb.text(ctx.t("btn-cancel-quote", { id: shortId(o.id) }), CB.cancel + o.id).row();
         const text = renderOpenQuotes(err.max, err.open, { t: tOf(ctx), locale: await localeOf(ctx) });
         await ctx.reply(text, { parse_mode: "HTML", reply_markup: kb });
+        return;
+      }
+      if (err instanceof ProductUnavailableError) {
+        await ctx.reply(ctx.t("product-disabled"), { parse_mode: "HTML" });
         return;
       }
       logger.warn({ err, orderId: newId }, "re-quote failed");
