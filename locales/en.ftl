@@ -34,6 +34,7 @@ menu-game = 🕹 Games
 menu-orders = 📦 My orders
 shop-closed = 🔒 Sorry, this shop is not open to you. If you think this is a mistake, contact the shop's owner.
 product-disabled = This product is not sold right now.
+product-unavailable-flow = ⛔ This product has just become unavailable: nothing was ordered or charged. /start shows what is on sale.
 
 ## Buttons
 
@@ -42,6 +43,7 @@ btn-cancel = ✖️ Cancel
 btn-retry = 🔄 Try again
 btn-cancel-quote = ✖️ Cancel #{ $id }
 btn-pay = 💳 Pay { $price }
+btn-promo = 🎟 Promo code
 btn-pay-stars = ⭐ Telegram Stars — { $price }
 btn-pay-invoice = 💳 Telegram payment — { $price }
 btn-pay-yookassa = 💳 Card or SBP — { $price }
@@ -154,6 +156,8 @@ card-title = 🧾 <b>Order #{ $id }</b>
 card-recipient = For: { $recipient }
 card-login = Steam login: { $recipient }
 card-price = Price: <b>{ $price }</b>
+card-price-promo = Price: <s>{ $old }</s> <b>{ $price }</b> · 🎟 { $code } −{ $discount }
+card-promo-clamped = The discount was cut: an order is never sold below what the shop pays for it.
 card-status-draft = ⏳ Getting the price…
 card-status-quoted = ⏳ Waiting for your payment. The price holds for { $minutes } min.
 card-status-quoted-direct = ⏳ Waiting for your confirmation. The price holds for { $minutes } min.
@@ -342,3 +346,20 @@ referral-credited = 👥 <b>+{ $amount }</b> to your wallet from your friend's o
 
 ## Bans
 banned = This shop no longer serves you.
+## Promo codes on a quoted order
+promo-ask = 🎟 Send your promo code for order #{ $id }. Apply it before choosing how to pay.
+promo-applied = ✅ Code { $code } applied: −{ $discount }. New price: { $price }. Pay with the buttons on the order card.
+promo-cancelled = Promo code not applied. The order card is unchanged.
+promo-try-again = Send another code, or tap Cancel.
+promo-refused-unknown = ⛔ There is no such promo code. Check the spelling (letters, digits, "-" and "_").
+promo-refused-disabled = ⛔ This promo code is no longer valid.
+promo-refused-not_started = ⛔ This promo code is not valid yet.
+promo-refused-ended = ⛔ This promo code has expired.
+promo-refused-product = ⛔ This promo code does not apply to this product.
+promo-refused-min_order = ⛔ This promo code needs an order of at least { $min }.
+promo-refused-exhausted = ⛔ This promo code has been used up.
+promo-refused-customer_limit = ⛔ You have already used this promo code as many times as it allows.
+promo-refused-no_discount = ⛔ This order is already at its lowest price: the code gives no discount here.
+promo-refused-already = ⛔ A promo code is already applied to this order.
+promo-refused-payment_started = ⛔ A payment page was already made for this order with its old price, so a code can no longer change it. Apply a code before choosing how to pay: cancel this order and order again.
+promo-refused-not_quoted = ⛔ This order can no longer be changed (it was paid, cancelled or has expired).

@@ -34,6 +34,7 @@ menu-game = 🕹 Игры
 menu-orders = 📦 Мои заказы
 shop-closed = 🔒 Извините, этот магазин для вас закрыт. Если это ошибка, напишите владельцу магазина.
 product-disabled = Этот товар сейчас не продаётся.
+product-unavailable-flow = ⛔ Этот товар только что стал недоступен: ничего не заказано и не списано. /start покажет, что есть в продаже.
 
 ## Buttons
 
@@ -42,6 +43,7 @@ btn-cancel = ✖️ Отмена
 btn-retry = 🔄 Попробовать ещё раз
 btn-cancel-quote = ✖️ Отменить #{ $id }
 btn-pay = 💳 Оплатить { $price }
+btn-promo = 🎟 Промокод
 btn-pay-stars = ⭐ Telegram Stars — { $price }
 btn-pay-invoice = 💳 Оплата в Telegram — { $price }
 btn-pay-yookassa = 💳 Картой или СБП — { $price }
@@ -157,6 +159,8 @@ card-title = 🧾 <b>Заказ #{ $id }</b>
 card-recipient = Кому: { $recipient }
 card-login = Логин Steam: { $recipient }
 card-price = Цена: <b>{ $price }</b>
+card-price-promo = Цена: <s>{ $old }</s> <b>{ $price }</b> · 🎟 { $code } −{ $discount }
+card-promo-clamped = Скидка уменьшена: заказ не продаётся дешевле, чем он обходится магазину.
 card-status-draft = ⏳ Узнаём цену…
 card-status-quoted = ⏳ Ждём оплату. Цена действует { $minutes } мин.
 card-status-quoted-direct = ⏳ Ждём подтверждения. Цена действует { $minutes } мин.
@@ -347,3 +351,20 @@ referral-credited = 👥 <b>+{ $amount }</b> на ваш кошелёк за з�
 
 ## Bans
 banned = Этот магазин больше вас не обслуживает.
+## Промокоды к заказу до оплаты
+promo-ask = 🎟 Пришлите промокод для заказа #{ $id }. Примените его до выбора способа оплаты.
+promo-applied = ✅ Промокод { $code } применён: −{ $discount }. Новая цена: { $price }. Оплатите кнопками в карточке заказа.
+promo-cancelled = Промокод не применён. Карточка заказа не изменилась.
+promo-try-again = Пришлите другой код или нажмите «Отмена».
+promo-refused-unknown = ⛔ Такого промокода нет. Проверьте написание (буквы, цифры, «-» и «_»).
+promo-refused-disabled = ⛔ Этот промокод больше не действует.
+promo-refused-not_started = ⛔ Этот промокод ещё не действует.
+promo-refused-ended = ⛔ Срок действия промокода истёк.
+promo-refused-product = ⛔ Этот промокод не действует для этого товара.
+promo-refused-min_order = ⛔ Этот промокод действует для заказов от { $min }.
+promo-refused-exhausted = ⛔ Этот промокод уже израсходован.
+promo-refused-customer_limit = ⛔ Вы уже использовали этот промокод столько раз, сколько он позволяет.
+promo-refused-no_discount = ⛔ Этот заказ уже по минимальной цене: промокод не даёт скидки.
+promo-refused-already = ⛔ К этому заказу уже применён промокод.
+promo-refused-payment_started = ⛔ Для этого заказа уже создана страница оплаты со старой ценой, поэтому промокод её не изменит. Применяйте промокод до выбора способа оплаты: отмените этот заказ и оформите новый.
+promo-refused-not_quoted = ⛔ Этот заказ уже нельзя изменить (он оплачен, отменён или истёк).

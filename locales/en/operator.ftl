@@ -111,6 +111,7 @@ op-card-chat = Chat: <code>{ $chat }</code>
 op-card-wholesale = Wholesale price: { $wholesale }
 op-card-charged = Deposit charged: { $charged }
 op-card-price = Customer price: { $price }
+op-card-promo = Promo code: <code>{ $code }</code> −{ $discount } (price before: { $before })
 op-card-margin = Margin: <b>{ $margin }</b>
 op-card-payment = Payment: { $currency } { $amount }
 op-card-payment-rail = Payment: { $currency } { $amount } · { $rail }
@@ -282,3 +283,74 @@ op-customer-ban-done = Banned. The customer will be told once, then ignored.
 op-customer-ban-already = Already banned.
 op-customer-unban-done = Unbanned.
 op-customer-unban-already = Not banned.
+## /prices: markups, minimum margin, rounding, products on and off
+cmd-op-prices = prices
+    .description = Operator: prices and products
+op-prices-title = 💰 <b>Prices and products</b>
+    A change applies to the next quote; quotes already shown keep their price.
+op-prices-kind = { $state } { $kind }: markup { $markup }
+op-prices-on = ✅ on sale
+op-prices-off = ⛔ off
+op-prices-items = <b>Item markups</b> (instead of their product's):
+op-prices-item = • <code>{ $ref }</code>: { $markup }
+op-prices-no-items = none
+op-prices-margin = Minimum margin: { $margin } above wholesale
+op-prices-rounding = Rounding up: { $rounding }
+op-prices-rounding-rub = to 1 ₽
+op-prices-rounding-ten = to 10 ₽
+op-prices-rounding-kopeck = none (kopecks)
+op-prices-changes = <b>Recent changes</b> (UTC):
+op-prices-no-changes = none yet
+op-prices-change = { $at } · { $by } · { $what }: { $from } → { $to }
+op-prices-value-none = default
+op-prices-what-markup = markup of { $kind }
+op-prices-what-on = { $kind }
+op-prices-what-item = markup of <code>{ $ref }</code>
+op-prices-what-margin = minimum margin
+op-prices-what-rounding = rounding
+op-prices-btn-turn-off = ⛔ Turn off
+op-prices-btn-turn-on = ✅ Turn on
+op-prices-btn-item = 🏷 Markup of one item…
+op-prices-btn-margin = Minimum margin: { $margin }…
+op-prices-ask-markup = Send the markup of { $kind } in percent, 0 to { $max }, e.g. <code>12.5</code>.
+op-prices-ask-margin = Send the minimum margin in roubles, 0 to { $max }, e.g. <code>50</code> or <code>49.90</code>. Every price is at least wholesale plus this.
+op-prices-ask-item = Send an item and its markup in percent:
+    <code>gift:&lt;gift id&gt; 15</code>, <code>neural:&lt;code&gt; 20</code> or <code>game:&lt;product ref&gt; 8</code>.
+    <code>game:&lt;product ref&gt; -</code> removes the item's own markup (its product's applies again).
+op-prices-rule-percent = A markup is a number of percent from 0 to 1000 with at most two decimals: <code>12.5</code>.
+op-prices-rule-margin = A margin is a number of roubles from 0 to 100 000 with at most two decimals: <code>50</code>, <code>49.90</code>.
+op-prices-rule-item = Send the item (<code>gift:…</code>, <code>neural:…</code> or <code>game:…</code>, letters, digits and <code>_.:-</code>, at most 64 after the colon), a space, and a percent from 0 to 1000 or <code>-</code>.
+op-prices-saved = ✅ Saved. The next quote uses it.
+op-prices-unchanged = Nothing changed: it was already so.
+op-prices-cancelled = ✖️ Cancelled. Nothing changed.
+
+## /promo: promo codes
+cmd-op-promo = promo
+    .description = Operator: promo codes
+op-promo-title = 🎟 <b>Promo codes</b>
+op-promo-help = Make one: <code>/promo new SPRING 10% for=stars,gift limit=100 per=1 from=2026-03-01 to=2026-03-31 min=500</code>
+    (<code>10%</code> or roubles off such as <code>150</code>; every option may be left out: all products, no limits, no dates, any order).
+    One-time codes: <code>/promo batch 20 150 to=2026-12-31</code> (at most 100). Switch one off: <code>/promo off SPRING</code>.
+op-promo-none = No codes yet.
+op-promo-all-products = all products
+op-promo-used = used { $used }
+op-promo-used-of = used { $used }/{ $max }
+op-promo-per = { $per } per customer
+op-promo-min = from { $min }
+op-promo-off = ⛔ off
+op-promo-btn-off = ⛔ Switch off { $code }
+op-promo-created = ✅ Code created:
+op-promo-batch = ✅ { $count } one-time codes (tap one to copy it):
+op-promo-taken = ⛔ A code <code>{ $code }</code> exists already. Nothing was created; choose another name.
+op-promo-disabled = ✅ <code>{ $code }</code> is switched off. Orders it was applied to keep their price.
+op-promo-unknown = ⛔ There is no code <code>{ $code }</code>.
+op-promo-usage = Unknown action: use <code>new</code>, <code>batch</code>, <code>off</code> or <code>list</code>. Nothing changed.
+op-promo-rule-code = A code is 4–32 letters, digits, "-" or "_" (stored in capitals). Nothing changed.
+op-promo-rule-discount = The discount is a percent from 0.01% to 100% (<code>10%</code>) or roubles off (<code>150</code>, <code>149.90</code>). Nothing changed.
+op-promo-rule-for = <code>for=</code> takes product kinds separated by commas: stars, premium, gift, steam, neural, game. Nothing changed.
+op-promo-rule-count = <code>{ $key }=</code> takes a whole number of uses (0: unlimited). Nothing changed.
+op-promo-rule-date = <code>{ $key }=</code> takes a UTC day as YYYY-MM-DD. Nothing changed.
+op-promo-rule-dates = The last day is before the first. Nothing changed.
+op-promo-rule-min = <code>min=</code> takes roubles, such as <code>500</code>. Nothing changed.
+op-promo-rule-option = Unknown option <code>{ $option }</code>: use for=, limit=, per=, from=, to=, min=. Nothing changed.
+op-promo-rule-batch = A batch is 1 to { $max } codes: <code>/promo batch 20 10%</code>. Nothing changed.

@@ -112,6 +112,7 @@ op-card-customer = Покупатель: { $link } · id <code>{ $id }</code> ·
 op-card-chat = Чат: <code>{ $chat }</code>
 op-card-wholesale = Оптовая цена: { $wholesale }
 op-card-charged = Списано с депозита: { $charged }
+op-card-promo = Промокод: <code>{ $code }</code> −{ $discount } (цена без него: { $before })
 op-card-price = Цена для покупателя: { $price }
 op-card-margin = Маржа: <b>{ $margin }</b>
 op-card-payment = Оплата: { $currency } { $amount }
@@ -284,3 +285,74 @@ op-customer-ban-done = Заблокирован. Клиенту сообщат �
 op-customer-ban-already = Уже заблокирован.
 op-customer-unban-done = Разблокирован.
 op-customer-unban-already = Не был заблокирован.
+## /prices: наценки, минимальная маржа, округление, включение товаров
+cmd-op-prices = prices
+    .description = Оператор: цены и товары
+op-prices-title = 💰 <b>Цены и товары</b>
+    Изменение действует со следующего расчёта; уже показанные заказы сохраняют свою цену.
+op-prices-kind = { $state } { $kind }: наценка { $markup }
+op-prices-on = ✅ продаётся
+op-prices-off = ⛔ выключен
+op-prices-items = <b>Наценки отдельных позиций</b> (вместо наценки товара):
+op-prices-item = • <code>{ $ref }</code>: { $markup }
+op-prices-no-items = нет
+op-prices-margin = Минимальная маржа: { $margin } сверх оптовой цены
+op-prices-rounding = Округление вверх: { $rounding }
+op-prices-rounding-rub = до 1 ₽
+op-prices-rounding-ten = до 10 ₽
+op-prices-rounding-kopeck = нет (копейки)
+op-prices-changes = <b>Последние изменения</b> (UTC):
+op-prices-no-changes = пока нет
+op-prices-change = { $at } · { $by } · { $what }: { $from } → { $to }
+op-prices-value-none = по умолчанию
+op-prices-what-markup = наценка: { $kind }
+op-prices-what-on = { $kind }
+op-prices-what-item = наценка <code>{ $ref }</code>
+op-prices-what-margin = минимальная маржа
+op-prices-what-rounding = округление
+op-prices-btn-turn-off = ⛔ Выключить
+op-prices-btn-turn-on = ✅ Включить
+op-prices-btn-item = 🏷 Наценка позиции…
+op-prices-btn-margin = Мин. маржа: { $margin }…
+op-prices-ask-markup = Пришлите наценку для «{ $kind }» в процентах, от 0 до { $max }, например <code>12.5</code>.
+op-prices-ask-margin = Пришлите минимальную маржу в рублях, от 0 до { $max }, например <code>50</code> или <code>49.90</code>. Любая цена будет не меньше оптовой плюс эта сумма.
+op-prices-ask-item = Пришлите позицию и её наценку в процентах:
+    <code>gift:&lt;id подарка&gt; 15</code>, <code>neural:&lt;код&gt; 20</code> или <code>game:&lt;product ref&gt; 8</code>.
+    <code>game:&lt;product ref&gt; -</code> убирает собственную наценку позиции (снова действует наценка товара).
+op-prices-rule-percent = Наценка — число процентов от 0 до 1000, не более двух знаков после запятой: <code>12.5</code>.
+op-prices-rule-margin = Маржа — число рублей от 0 до 100 000, не более двух знаков после запятой: <code>50</code>, <code>49.90</code>.
+op-prices-rule-item = Пришлите позицию (<code>gift:…</code>, <code>neural:…</code> или <code>game:…</code>; после двоеточия до 64 букв, цифр и <code>_.:-</code>), пробел и процент от 0 до 1000 или <code>-</code>.
+op-prices-saved = ✅ Сохранено. Следующий расчёт использует это.
+op-prices-unchanged = Ничего не изменилось: так уже было.
+op-prices-cancelled = ✖️ Отменено. Ничего не изменилось.
+
+## /promo: промокоды
+cmd-op-promo = promo
+    .description = Оператор: промокоды
+op-promo-title = 🎟 <b>Промокоды</b>
+op-promo-help = Создать: <code>/promo new SPRING 10% for=stars,gift limit=100 per=1 from=2026-03-01 to=2026-03-31 min=500</code>
+    (<code>10%</code> или скидка в рублях, например <code>150</code>; любой параметр можно опустить: все товары, без лимитов, без дат, любой заказ).
+    Одноразовые коды: <code>/promo batch 20 150 to=2026-12-31</code> (не больше 100). Выключить: <code>/promo off SPRING</code>.
+op-promo-none = Промокодов пока нет.
+op-promo-all-products = все товары
+op-promo-used = использован { $used }
+op-promo-used-of = использован { $used }/{ $max }
+op-promo-per = { $per } на покупателя
+op-promo-min = от { $min }
+op-promo-off = ⛔ выключен
+op-promo-btn-off = ⛔ Выключить { $code }
+op-promo-created = ✅ Промокод создан:
+op-promo-batch = ✅ Одноразовых кодов: { $count } (нажмите на код, чтобы скопировать):
+op-promo-taken = ⛔ Код <code>{ $code }</code> уже есть. Ничего не создано; выберите другое название.
+op-promo-disabled = ✅ <code>{ $code }</code> выключен. Заказы, к которым он применён, сохраняют цену.
+op-promo-unknown = ⛔ Кода <code>{ $code }</code> нет.
+op-promo-usage = Неизвестное действие: используйте <code>new</code>, <code>batch</code>, <code>off</code> или <code>list</code>. Ничего не изменилось.
+op-promo-rule-code = Код — 4–32 буквы, цифры, «-» или «_» (хранится заглавными). Ничего не изменилось.
+op-promo-rule-discount = Скидка — процент от 0.01% до 100% (<code>10%</code>) или рубли (<code>150</code>, <code>149.90</code>). Ничего не изменилось.
+op-promo-rule-for = <code>for=</code> — виды товаров через запятую: stars, premium, gift, steam, neural, game. Ничего не изменилось.
+op-promo-rule-count = <code>{ $key }=</code> — целое число использований (0 — без лимита). Ничего не изменилось.
+op-promo-rule-date = <code>{ $key }=</code> — день UTC в виде ГГГГ-ММ-ДД. Ничего не изменилось.
+op-promo-rule-dates = Последний день раньше первого. Ничего не изменилось.
+op-promo-rule-min = <code>min=</code> — сумма в рублях, например <code>500</code>. Ничего не изменилось.
+op-promo-rule-option = Неизвестный параметр <code>{ $option }</code>: используйте for=, limit=, per=, from=, to=, min=. Ничего не изменилось.
+op-promo-rule-batch = В пакете от 1 до { $max } кодов: <code>/promo batch 20 10%</code>. Ничего не изменилось.

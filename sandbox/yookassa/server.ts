@@ -583,7 +583,7 @@ ${body}
     },
     settleRefund(id) {
       const r = refunds.get(id);
-      if (!r || r.status !== "pending") throw new Error(`refund ${id} is not pending`);
+      if (r?.status !== "pending") throw new Error(`refund ${id} is not pending`);
       r.status = "succeeded";
       const p = payments.get(r.paymentId);
       if (p) p.refundedKopecks += r.amountKopecks;

@@ -30,6 +30,8 @@ export const OPERATOR_COMMANDS = [
   "export",
   "wallet",
   "customer",
+  "prices",
+  "promo",
 ] as const;
 
 /** Commands listed only when the wallet is offered. */

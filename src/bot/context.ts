@@ -3,7 +3,7 @@ import type { I18nFlavor } from "@grammyjs/i18n";
 import type { MenuFlavor } from "@grammyjs/menu";
 import type { Context, SessionFlavor } from "grammy";
 import type { CatalogService } from "../catalog/service.js";
-import type { Config, Locale } from "../config.js";
+import type { Config, Locale, ProductKind } from "../config.js";
 import type { BanList } from "../customers/bans.js";
 import type { CustomerNotes } from "../customers/notes.js";
 import type { Usernames } from "../customers/usernames.js";
@@ -56,7 +56,17 @@ export interface SessionData {
   walletInput?: WalletInput;
   /** An operator's note about customer `userId` the next text message gives (/customer), when one is asked for. */
   customerNote?: { userId: number; at: number };
+  /** A typed answer an operator's /prices screen waits for (see features/operator-prices.ts). */
+  pricesInput?: PricesInput;
+  /** The quoted order whose promo code the customer's next text message is (features/promo.ts). */
+  promoInput?: { orderId: string; at: number };
 }
+
+/** What the operator's next text message sets on the /prices screen; `at` is when it was asked. */
+export type PricesInput =
+  | { ask: "markup"; kind: ProductKind; at: number }
+  | { ask: "item"; at: number }
+  | { ask: "margin"; at: number };
 
 /**
  * What the next text message in the chat answers, for the wallet's few typed questions (kept in

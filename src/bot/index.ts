@@ -33,7 +33,10 @@ import { languageFeature } from "./features/language.js";
 import { myOrdersFeature } from "./features/my-orders.js";
 import { createOperatorFeature } from "./features/operator.js";
 import { operatorExportFeature } from "./features/operator-export.js";
+import { operatorPricesFeature } from "./features/operator-prices.js";
+import { operatorPromoFeature } from "./features/operator-promo.js";
 import { paymentsFeature } from "./features/payments.js";
+import { promoFeature } from "./features/promo.js";
 import { referralsFeature } from "./features/referrals.js";
 import { startFeature } from "./features/start.js";
 import { topUpsFeature } from "./features/topups.js";
@@ -194,6 +197,8 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   );
   guarded.use(operatorExportFeature({ config, logger, orders: deps.orders }));
   guarded.use(customerOperatorFeature({ config, logger, customers }));
+  guarded.use(operatorPricesFeature({ config, logger, orders: deps.orders }));
+  guarded.use(operatorPromoFeature({ config, logger, orders: deps.orders }));
 
   const flows = [
     [STARS_FLOW, createStarsFlow(flowDeps)],
@@ -214,6 +219,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   guarded.use(languageMenu);
 
   guarded.use(walletOperatorFeature({ config, logger }));
+  guarded.use(promoFeature());
   guarded.use(walletFeature());
   guarded.use(startFeature());
   guarded.use(referralsFeature());

@@ -6,7 +6,8 @@ import { type EngineContext, noteTransition, transition } from "./context.js";
 import { ProductPausedError } from "./deposit-guard.js";
 import { encodeJob } from "./jobs.js";
 import { alertMessage, at, enter, isQuoteExpired, jobsFor, PAYABLE_STATES } from "./lifecycle.js";
-import { customerPriceKopecks, rubToKopecks, starsForPrice } from "./pricing.js";
+import { itemRef, type PriceSettings, ruleFor } from "./price-settings.js";
+import { priceKopecks as pricedBy, rubToKopecks, starsForPrice } from "./pricing.js";
 import { currencyOfRail, railOf, refundRoute, refundsAutomatically } from "./rails.js";
 import type { Effect } from "./store.js";
 import {
@@ -16,6 +17,7 @@ import {
   type PayCheck,
   type PaymentCurrency,
   type PaymentReceipt,
+  ProductUnavailableError,
   type QuoteInput,
 } from "./types.js";
 
@@ -50,7 +52,7 @@ function createRequest(ctx: EngineContext, order: Order): CreateOrderRequest {
   return req;
 }
 
-async function callCreate(ctx: EngineContext, order: Order): Promise<Order> {
+async function callCreate(ctx: EngineContext, order: Order, settings?: PriceSettings): Promise<Order> {
   const { config } = ctx;
   let created: Awaited<ReturnType<ResellerClient["createOrder"]>>;
   try {
@@ -66,7 +68,9 @@ async function callCreate(ctx: EngineContext, order: Order): Promise<Order> {
   }
   const wholesaleKopecks = rubToKopecks(created.totalToPayRub);
   if (!(await ctx.deposit.covers(wholesaleKopecks))) await refuseForDeposit(ctx, order, wholesaleKopecks);
-  const priceKopecks = customerPriceKopecks(wholesaleKopecks, config.priceMarkupPercent);
+  // Read afresh (unless the quote just did): the price an operator set a moment ago in any process is the one charged.
+  const current = settings ?? (await ctx.prices.current());
+  const priceKopecks = pricedBy(wholesaleKopecks, ruleFor(current, order.item.kind, itemRef(order.item)));
   const starsAmount = starsForPrice(priceKopecks, config.starPriceRub);
   const amount = order.currency === "XTR" ? starsAmount : priceKopecks;
   const res = await transition(ctx, order.id, ["draft"], "quoted", () => ({
@@ -129,6 +133,8 @@ export async function quote(ctx: EngineContext, input: QuoteInput): Promise<Orde
   };
   // Checked before anything is written or sent: a bad request changes nothing.
   validateCreateOrderRequest(createRequest(ctx, order));
+  const settings = await ctx.prices.current();
+  if (!settings.enabled[order.item.kind]) throw new ProductUnavailableError(order.item.kind);
   const jobs = jobsFor(order, null, ctx.timing());
   const max = ctx.config.maxOpenQuotes;
   const created =
@@ -141,7 +147,7 @@ export async function quote(ctx: EngineContext, input: QuoteInput): Promise<Orde
     // Refused before `create`: the customer pays or cancels one of these first.
     throw new OpenQuotesLimitError(max ?? 0, await ctx.store.openQuotes(order.customer.chatId));
   }
-  if (created === "created") return callCreate(ctx, order);
+  if (created === "created") return callCreate(ctx, order, settings);
   // The id is known already (a repeated tap, a retry after a crash): go on from where it is.
   const existing = await ctx.store.get(input.orderId);
   if (!existing) throw new Error(`order ${input.orderId} could not be created`);

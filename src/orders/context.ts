@@ -2,17 +2,19 @@ import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { OutgoingQueue } from "../outgoing/queue.js";
 import type { PaymentGateways } from "../payments/gateway.js";
+import type { PromoStore } from "../promo/store.js";
 import type { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
 import type { TopUps } from "../wallet/topups.js";
 import type { DepositGuard } from "./deposit-guard.js";
 import { canMove, enter, jobsFor, type LifecycleTiming } from "./lifecycle.js";
+import type { PriceSettingsStore } from "./price-settings.js";
 import type { OrderStore } from "./store.js";
 import type { Notifier, Order, OrderState } from "./types.js";
 
 /** The settings the orders engine reads (without `maxOpenQuotes`, quotes are not limited: tools and benchmarks). */
-export type EngineConfig = Partial<Pick<Config, "maxOpenQuotes" | "referralPercent">> &
+export type EngineConfig = Partial<Pick<Config, "maxOpenQuotes" | "referralPercent" | "products">> &
   Pick<
     Config,
     | "checkout"
@@ -50,6 +52,10 @@ export interface EngineContext {
   topups?: TopUps;
   log: Logger;
   config: EngineConfig;
+  /** Markups, minimum margin, rounding and products on or off, as the operators set them. */
+  prices: PriceSettingsStore;
+  /** The shop's promo codes: uses counted and given back with the orders that hold them. */
+  promos: PromoStore;
   hooks: EngineHooks;
   now: () => number;
   /** Timing of the jobs a transition schedules, as of now. */

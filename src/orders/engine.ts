@@ -1,7 +1,9 @@
+import { PRODUCT_KINDS } from "../config.js";
 import type { Logger } from "../logger.js";
 import { MESSAGE_LEASE_MS, OutgoingDispatcher } from "../outgoing/dispatcher.js";
 import { type OutgoingPace, OutgoingQueue } from "../outgoing/queue.js";
 import type { PaymentStatus } from "../payments/gateway.js";
+import { PromoStore } from "../promo/store.js";
 import { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
 import { TopUps } from "../wallet/topups.js";
@@ -14,6 +16,8 @@ import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
 import { ordersCreatedBetween } from "./period-orders.js";
+import { PriceSettingsStore } from "./price-settings.js";
+import { applyPromo } from "./promo-checkout.js";
 import { onPaymentHint, startProviderPayment } from "./provider-checkout.js";
 import type { RetentionSettings } from "./retention.js";
 import { recentSpending } from "./spending.js";
@@ -133,7 +137,14 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     opts.wallet && (opts.config.referralPercent ?? 0) > 0
       ? new Referrals(opts.redis, opts.prefix, now)
       : undefined;
+  const prices = new PriceSettingsStore(opts.redis, opts.prefix, {
+    priceMarkupPercent: opts.config.priceMarkupPercent,
+    products: opts.config.products ?? PRODUCT_KINDS,
+  });
+  const promos = new PromoStore(opts.redis, opts.prefix);
   const ctx: EngineContext = {
+    prices,
+    promos,
     store,
     outgoing,
     reseller: opts.reseller,
@@ -219,6 +230,9 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   return {
     store,
     topups,
+    prices,
+    promos,
+    applyPromo: (orderId, userId, code) => applyPromo(ctx, orderId, userId, code),
     quote: (input) => quote(ctx, input),
     get: (id) => store.get(id),
     setCardMessage: (orderId, messageId) => recordCardMessage(store, orderId, messageId),

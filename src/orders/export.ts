@@ -38,6 +38,8 @@ export const EXPORT_COLUMNS = [
   "state",
   "refund",
   "payment_ids",
+  "promo_code",
+  "promo_discount_rub",
 ] as const;
 
 /** Telegram's limit for a document a bot uploads. */
@@ -121,6 +123,8 @@ export function exportRow(order: Order): string[] {
     order.state,
     order.refund,
     text([...paymentIds].join(" ")),
+    text(order.promo?.code),
+    rubCell(order.promo?.discountKopecks),
   ];
 }
 

@@ -8,6 +8,7 @@ import { backoff, Retry } from "./job-retry.js";
 import type { Job } from "./jobs.js";
 import { alertMessage, finalMessage, isQuoteExpired, TRACKED_STATES } from "./lifecycle.js";
 import { rubToKopecks } from "./pricing.js";
+import { claimPromo, releasePromo } from "./promo-checkout.js";
 import { pollProviderPayments } from "./provider-checkout.js";
 import { type RefundRoute, refundRoute, refundsAutomatically } from "./rails.js";
 import { creditReferralBonus } from "./referral-bonus.js";
@@ -68,6 +69,12 @@ export async function runJob(
       return undefined;
     case "referral":
       await creditReferralBonus(ctx, order);
+      return undefined;
+    case "prelease":
+      await releasePromo(ctx, order);
+      return undefined;
+    case "pclaim":
+      await claimPromo(ctx, order);
       return undefined;
   }
 }

@@ -29,6 +29,10 @@ export type Job =
   | { type: "tpoll"; topupId: string }
   /** Refund a second payment for an order that was paid already. */
   | { type: "xrefund"; orderId: string; chargeId: string }
+  /** Give back the promo code use of an order that ended unpaid (src/orders/promo-checkout.ts). */
+  | { type: "prelease"; orderId: string }
+  /** Count again the promo code use of an order paid after it had expired or been cancelled. */
+  | { type: "pclaim"; orderId: string }
   /** Tell the operators about an order. */
   | { type: "alert"; kind: AlertKind; orderId: string }
   /** Check the reseller deposit (periodic, and after every pay). */
@@ -48,6 +52,8 @@ const ORDER_JOBS = new Set<string>([
   "ppoll",
   "wsettle",
   "referral",
+  "prelease",
+  "pclaim",
 ]);
 
 export function encodeJob(job: Job): string {

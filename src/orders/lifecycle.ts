@@ -141,6 +141,13 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
   }
   // A quote that was paid, cancelled or expired has no expiry to wait for.
   const quoteStates: OrderState[] = ["draft", "quoted"];
+  // A promo code's use: given back by an order that ended unpaid, counted again by a late payment.
+  if (order.promo && from !== null && from !== order.state) {
+    if (quoteStates.includes(from) && (order.state === "expired" || order.state === "cancelled"))
+      jobs.push(at({ type: "prelease", orderId }, now));
+    if (order.state === "paid" && (from === "expired" || from === "cancelled"))
+      jobs.push(at({ type: "pclaim", orderId }, now));
+  }
   if (from !== null && quoteStates.includes(from) && !quoteStates.includes(order.state)) {
     jobs.push({ cancel: encodeJob({ type: "expire", orderId }) });
   }

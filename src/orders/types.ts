@@ -1,6 +1,10 @@
 import type { Locale, ProductKind, Rail } from "../config.js";
+import type { PromoStore } from "../promo/store.js";
+import type { OrderPromo } from "../promo/types.js";
 import type { ResellerProduct } from "../reseller/types.js";
 import type { TopUp, TopUps } from "../wallet/topups.js";
+import type { PriceSettingsStore } from "./price-settings.js";
+import type { PromoApplied } from "./promo-checkout.js";
 import type { RecentSpending } from "./spending.js";
 
 /**
@@ -89,6 +93,8 @@ export interface Order {
   telegramChargeId?: string;
   /** The payment's id at the provider (Telegram's provider charge id, a YooKassa payment id, a Crypto Pay invoice id). */
   providerChargeId?: string;
+  /** The promo code applied while the order was quoted: `priceKopecks` is the price after it. */
+  promo?: OrderPromo;
   /** Payments started at YooKassa or Crypto Pay for this order (links shown to the customer). */
   payments?: ProviderPayment[];
   /**
@@ -215,6 +221,14 @@ export class OpenQuotesLimitError extends Error {
   }
 }
 
+/** `quote` refused before anything was written: the operators switched this product off (/prices). */
+export class ProductUnavailableError extends Error {
+  constructor(readonly kind: ProductKind) {
+    super(`product ${kind} is switched off`);
+    this.name = "ProductUnavailableError";
+  }
+}
+
 export type PayCheck =
   | { ok: true; order: Order }
   | {
@@ -266,11 +280,18 @@ export type WalletPayResult =
 export interface OrdersApi {
   /** Wallet top-ups (src/wallet/topups.ts), when CHECKOUT offers the wallet. */
   readonly topups?: TopUps;
+  /** The operators' live prices and products (/prices): markups, minimum margin, rounding, products on and off. */
+  readonly prices?: PriceSettingsStore;
+  /** The shop's promo codes (/promo). */
+  readonly promos?: PromoStore;
+  /** Applies a customer's promo code to their quoted order (re-priced; see promo-checkout.ts). */
+  applyPromo?(orderId: string, userId: number, code: string): Promise<PromoApplied>;
   /**
    * Persists the order (as `draft`) under `orderId`, then calls `create`; returns it `quoted` with prices.
    * Repeating it with the same orderId never makes a second order. Throws ResellerValidationError
    * (bad input), ResellerApiError (the reseller refused or is unreachable; `transient` says whether a retry may work)
-   * or OpenQuotesLimitError (the customer holds MAX_OPEN_QUOTES unpaid quotes already; no `create` was sent).
+   * or OpenQuotesLimitError (the customer holds MAX_OPEN_QUOTES unpaid quotes already; no `create` was sent)
+   * or ProductUnavailableError (the operators switched the product off; nothing was written).
    */
   quote(input: QuoteInput): Promise<Order>;
   get(orderId: string): Promise<Order | null>;

@@ -56,6 +56,7 @@ describe("the order card", () => {
     expect(buttons?.map((b) => [b.text, "callback_data" in b ? b.callback_data : ""])).toEqual([
       ["💳 Pay 823 ⭐", "pay:0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"],
       ["✖️ Cancel", "cx:0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"],
+      ["🎟 Promo code", "pc:0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"],
     ]);
   });
 

@@ -224,6 +224,7 @@ describe("/export: the operators' CSV of a period", () => {
       "wholesale_rub",
       "margin_rub",
       "paid_amount",
+      "promo_discount_rub",
       "customer_id",
       "quantity",
     ]);

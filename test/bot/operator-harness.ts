@@ -6,6 +6,8 @@ import type { BotContext, SessionData, Translate } from "../../src/bot/context.j
 import { myOrdersFeature } from "../../src/bot/features/my-orders.js";
 import { createOperatorFeature } from "../../src/bot/features/operator.js";
 import { operatorExportFeature } from "../../src/bot/features/operator-export.js";
+import { operatorPricesFeature } from "../../src/bot/features/operator-prices.js";
+import { operatorPromoFeature } from "../../src/bot/features/operator-promo.js";
 import { unhandledFeature } from "../../src/bot/features/unhandled.js";
 import { createI18n, translator } from "../../src/bot/i18n.js";
 import { sessionKey } from "../../src/bot/redis-keys.js";
@@ -127,6 +129,8 @@ export class OperatorBot {
       }),
     );
     bot.use(operatorExportFeature({ config, logger: h.logger, orders, now: opts.now }));
+    bot.use(operatorPricesFeature({ config, logger: h.logger, orders }));
+    bot.use(operatorPromoFeature({ config, logger: h.logger, orders }));
     bot.use(myOrdersFeature());
     bot.use(unhandledFeature());
     this.bot = bot;

@@ -58,7 +58,7 @@ describe("the Stars flow", () => {
     expect(card).toContain("Price: <b>74 ⭐ (₽110)</b>");
     const order = h.orders.orders.get(q.orderId)!;
     expect(order.cardMessageId).toBeTypeOf("number");
-    expect(h.tg.lastButtons().map((b) => b.text)).toEqual(["💳 Pay 74 ⭐", "✖️ Cancel"]);
+    expect(h.tg.lastButtons().map((b) => b.text)).toEqual(["💳 Pay 74 ⭐", "✖️ Cancel", "🎟 Promo code"]);
   });
 
   it("answers each bad amount with the rule it broke and asks again", async () => {

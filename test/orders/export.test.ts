@@ -55,6 +55,22 @@ describe("CSV cells", () => {
     ]).toEqual(["", "", "", "", ""]);
     expect(cell("wholesale_rub")).toBe("100.00");
     expect(cell("margin_rub")).toBe("");
+    expect([cell("promo_code"), cell("promo_discount_rub")]).toEqual(["", ""]);
+  });
+
+  it("names the promo code of an order and its discount", () => {
+    const row = exportRow(
+      order({
+        priceKopecks: 9_500,
+        promo: { code: "SPRING", discountKopecks: 500, originalPriceKopecks: 10_000 },
+      }),
+    );
+    const cell = (c: (typeof EXPORT_COLUMNS)[number]) => row[EXPORT_COLUMNS.indexOf(c)];
+    expect([cell("customer_price_rub"), cell("promo_code"), cell("promo_discount_rub")]).toEqual([
+      "95.00",
+      "SPRING",
+      "5.00",
+    ]);
   });
 });
 

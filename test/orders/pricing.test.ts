@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { customerPriceKopecks, rubToKopecks, starsForPrice } from "../../src/orders/pricing.js";
+import {
+  customerPriceKopecks,
+  priceKopecks,
+  type Rounding,
+  rubToKopecks,
+  starsForPrice,
+} from "../../src/orders/pricing.js";
 
 describe("pricing", () => {
   it("converts the API's rouble floats to integer kopecks once", () => {
@@ -31,5 +37,43 @@ describe("pricing", () => {
     expect(starsForPrice(7300, 1.5)).toBe(49); // 48.67 → 49
     expect(starsForPrice(100, 1.5)).toBe(1);
     expect(starsForPrice(0, 1.5)).toBe(1);
+  });
+});
+
+describe("price rules: minimum margin and rounding", () => {
+  const rule = (markupPercent: number, minMarginKopecks: number, rounding: Rounding) => ({
+    markupPercent,
+    minMarginKopecks,
+    rounding,
+  });
+
+  it("rounds up to whole roubles, to 10 ₽, or not at all", () => {
+    // 65.10 × 1.1 = 71.61 ₽
+    expect(priceKopecks(6510, rule(10, 0, "rub"))).toBe(7200);
+    expect(priceKopecks(6510, rule(10, 0, "ten"))).toBe(8000);
+    expect(priceKopecks(6510, rule(10, 0, "kopeck"))).toBe(7161);
+    // a fraction of a kopeck is rounded up too: 10.01 × 1.125 = 11.26125 → 11.27
+    expect(priceKopecks(1001, rule(12.5, 0, "kopeck"))).toBe(1127);
+    // exact multiples stay where they are
+    expect(priceKopecks(10000, rule(0, 0, "ten"))).toBe(10000);
+    expect(priceKopecks(10000, rule(10, 0, "ten"))).toBe(11000);
+  });
+
+  it("keeps at least the minimum margin above wholesale, before rounding", () => {
+    // 100 ₽ + 10% = 110 ₽ but the margin asks for 100 + 25 = 125 ₽
+    expect(priceKopecks(10000, rule(10, 2500, "rub"))).toBe(12500);
+    // the markup already gives more than the margin
+    expect(priceKopecks(100000, rule(10, 2500, "rub"))).toBe(110000);
+    // 100 ₽ + 25.50 ₽ = 125.50 → 126 ₽, → 130 ₽, → 125.50 ₽
+    expect(priceKopecks(10000, rule(0, 2550, "rub"))).toBe(12600);
+    expect(priceKopecks(10000, rule(0, 2550, "ten"))).toBe(13000);
+    expect(priceKopecks(10000, rule(0, 2550, "kopeck"))).toBe(12550);
+  });
+
+  it("never goes below wholesale and matches the old formula with the defaults", () => {
+    expect(priceKopecks(9999, rule(0, 0, "kopeck"))).toBe(9999);
+    for (const w of [1, 99, 6510, 9090, 9091, 123456, 130000000]) {
+      expect(priceKopecks(w, rule(10, 0, "rub"))).toBe(customerPriceKopecks(w, 10));
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { itemRef } from "../../orders/price-settings.js";
 import type { Game, GamePackage, GameRegion } from "../../reseller/types.js";
 import type { FlowContext, FlowConversation } from "../context.js";
 import { humanizeKey } from "../format/final.js";
@@ -80,7 +81,10 @@ export function createGameFlow(deps: FlowDeps) {
       const a = await f.ask({
         text: f.t("ask-game-package", { game: state.game?.title ?? "", region: state.region?.title ?? "" }),
         choices: catalog.packages.map((p) => ({
-          label: f.t("package-label", { title: p.title, price: f.price(p.wholesalePriceRub) }),
+          label: f.t("package-label", {
+            title: p.title,
+            price: f.price(p.wholesalePriceRub, itemRef({ kind: "game", productRef: p.productRef })),
+          }),
           value: { productRef: p.productRef, title: p.title },
         })),
         pageSize: GAME_ITEMS_PER_PAGE,

@@ -1,3 +1,4 @@
+import { itemRef } from "../../orders/price-settings.js";
 import type { Gift } from "../../reseller/types.js";
 import type { FlowContext, FlowConversation } from "../context.js";
 import { formatNumber } from "../format/money.js";
@@ -38,12 +39,12 @@ export function createGiftFlow(deps: FlowDeps) {
               ? f.t("gift-label", {
                   emoji: g.emoji,
                   stars: formatNumber(g.starCount, f.locale),
-                  price: f.price(g.wholesalePriceRub),
+                  price: f.price(g.wholesalePriceRub, itemRef({ kind: "gift", giftId: g.giftId })),
                 })
               : f.t("gift-label-limited", {
                   emoji: g.emoji,
                   stars: formatNumber(g.starCount, f.locale),
-                  price: f.price(g.wholesalePriceRub),
+                  price: f.price(g.wholesalePriceRub, itemRef({ kind: "gift", giftId: g.giftId })),
                   left: g.remainingCount,
                 }),
           value: { giftId: g.giftId, emoji: g.emoji, starCount: g.starCount },

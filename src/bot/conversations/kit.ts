@@ -6,8 +6,15 @@ import type { CatalogService } from "../../catalog/service.js";
 import type { Config, Locale, ProductKind } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import { ProductPausedError } from "../../orders/deposit-guard.js";
-import { customerPriceKopecks, rubToKopecks, starsForPrice } from "../../orders/pricing.js";
-import { type Customer, OpenQuotesLimitError, type OrderItem, type OrdersApi } from "../../orders/types.js";
+import { ruleFor } from "../../orders/price-settings.js";
+import { priceKopecks, rubToKopecks, starsForPrice } from "../../orders/pricing.js";
+import {
+  type Customer,
+  OpenQuotesLimitError,
+  type OrderItem,
+  type OrdersApi,
+  ProductUnavailableError,
+} from "../../orders/types.js";
 import { ResellerApiError, ResellerValidationError } from "../../reseller/errors.js";
 import type { BotContext, FlowContext, FlowConversation, Translate } from "../context.js";
 import { renderCard, shortId } from "../format/card.js";
@@ -16,7 +23,7 @@ import { formatRub, formatStars } from "../format/money.js";
 import { renderOpenQuotes } from "../format/open-quotes.js";
 import { translator } from "../i18n.js";
 import { FLOW_PREFIX } from "../keyboards/callbacks.js";
-import { mainMenu } from "../keyboards/main-menu.js";
+import { mainMenu, productsOnSale } from "../keyboards/main-menu.js";
 import { isNotModified } from "../telegram-errors.js";
 import { MAX_INPUT_CHARS } from "../validate.js";
 import type { Answer, Loaded, Question, QuoteOutcome, Step } from "./steps.js";
@@ -32,7 +39,7 @@ import type { Answer, Loaded, Question, QuoteOutcome, Step } from "./steps.js";
  */
 
 /** Bump when a flow's questions, their order or what its steps log change: stored conversations of an older version are dropped. */
-export const FLOWS_VERSION = 2;
+export const FLOWS_VERSION = 3;
 
 /** A conversation never waits for more than this many updates (bounds the replay log). */
 export const MAX_WAITS = 80;
@@ -216,6 +223,8 @@ export class FlowRun {
     for (let attempt = 0; attempt < 3; attempt++) {
       const r = await this.conversation.external(async (): Promise<Loaded<T>> => {
         try {
+          // Picker prices follow the operators' settings (kept in memory for a moment).
+          await this.deps.orders.prices?.cached();
           return { ok: true, value: await read(this.deps.catalog) };
         } catch (err) {
           this.deps.logger.warn({ err }, "catalog unavailable in a flow");
@@ -237,12 +246,26 @@ export class FlowRun {
     return undefined;
   }
 
-  /** Customer price of a wholesale amount, in the first rail's currency (for pickers). */
-  price(wholesaleRub: number): string {
-    const kopecks = customerPriceKopecks(rubToKopecks(wholesaleRub), this.deps.config.priceMarkupPercent);
+  /**
+   * Customer price of a wholesale amount, in the first rail's currency (for pickers): the flow's
+   * product kind, or the catalog item `ref` when it has its own markup (see orders/price-settings.ts).
+   * Uses the settings {@link load} refreshed; the quote computes the price charged afresh.
+   */
+  price(wholesaleRub: number, ref?: string): string {
+    const { config, orders } = this.deps;
+    const rule = orders.prices
+      ? ruleFor(orders.prices.peek(), this.kind, ref)
+      : { markupPercent: config.priceMarkupPercent, minMarginKopecks: 0, rounding: "rub" as const };
+    const kopecks = priceKopecks(rubToKopecks(wholesaleRub), rule);
     if (this.deps.config.checkout[0] === "stars")
       return formatStars(starsForPrice(kopecks, this.deps.config.starPriceRub), this.locale);
     return formatRub(kopecks, this.locale);
+  }
+
+  /** Whether the operators still sell this flow's product (read through the short cache). */
+  private async onSale(): Promise<boolean> {
+    const { config, orders } = this.deps;
+    return this.conversation.external(async () => (await productsOnSale(config, orders)).includes(this.kind));
   }
 
   async cancelled(): Promise<void> {
@@ -250,7 +273,9 @@ export class FlowRun {
   }
 
   async backToMenu(): Promise<void> {
-    const menu = mainMenu(this.deps.config, this.t);
+    const { config, orders } = this.deps;
+    const products = await this.conversation.external(() => productsOnSale(config, orders));
+    const menu = mainMenu({ products, referralPercent: this.deps.config.referralPercent }, this.t);
     await this.show(menu.text, menu.keyboard);
   }
 
@@ -284,6 +309,7 @@ export class FlowRun {
             return { ok: false, kind: "limit", max: err.max, open: err.open };
           if (err instanceof ProductPausedError)
             return { ok: false, kind: "refused", reason: "quote-paused" };
+          if (err instanceof ProductUnavailableError) return { ok: false, kind: "unavailable" };
           if (err instanceof ResellerValidationError)
             return { ok: false, kind: "validation", issues: err.issues };
           if (err instanceof ResellerApiError && err.transient) {
@@ -311,6 +337,10 @@ export class FlowRun {
           octx.session.lastQuoteId = r.order.id;
         });
         return { type: "done" };
+      }
+      if (r.kind === "unavailable") {
+        await this.show(t("product-unavailable-flow"));
+        return { type: "abort" };
       }
       if (r.kind === "validation") {
         const first = r.issues[0];
@@ -371,6 +401,10 @@ export class FlowRun {
       }
       const step = list[i];
       if (!step) return;
+      if (!(await this.onSale())) {
+        await this.show(this.t("product-unavailable-flow"));
+        return;
+      }
       const res = await step.run(this, state);
       if (res === "next") i++;
       else if (res === "back") i--;

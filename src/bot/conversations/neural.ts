@@ -1,3 +1,4 @@
+import { itemRef } from "../../orders/price-settings.js";
 import type { NeuralItem } from "../../reseller/types.js";
 import type { FlowContext, FlowConversation } from "../context.js";
 import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
@@ -25,7 +26,11 @@ export function createNeuralFlow(deps: FlowDeps) {
       const a = await f.ask({
         text: f.t("ask-neural"),
         choices: items.map((n) => ({
-          label: f.t("neural-label", { emoji: n.emoji, title: n.title, price: f.price(n.wholesalePriceRub) }),
+          label: f.t("neural-label", {
+            emoji: n.emoji,
+            title: n.title,
+            price: f.price(n.wholesalePriceRub, itemRef({ kind: "neural", code: n.code })),
+          }),
           value: { code: n.code, title: n.title, emoji: n.emoji },
         })),
         pageSize: NEURAL_PER_PAGE,

@@ -76,7 +76,9 @@ export type QuoteOutcome =
   | { ok: false; kind: "transient" }
   | { ok: false; kind: "refused"; reason: string }
   /** MAX_OPEN_QUOTES reached: nothing was written or sent; `open` are the customer's unpaid quotes. */
-  | { ok: false; kind: "limit"; max: number; open: Order[] };
+  | { ok: false; kind: "limit"; max: number; open: Order[] }
+  /** The operators switched the product off (/prices): nothing was written or sent. */
+  | { ok: false; kind: "unavailable" };
 
 /** A catalog read inside a flow: its value, or a failure to offer Retry for. */
 export type Loaded<T> = { ok: true; value: T } | { ok: false };

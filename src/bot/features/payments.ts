@@ -3,7 +3,12 @@ import type { I18n } from "@grammyjs/i18n";
 import { Composer, InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
 import { ProductPausedError } from "../../orders/deposit-guard.js";
-import { OpenQuotesLimitError, type OrdersApi, type PaymentReceipt } from "../../orders/types.js";
+import {
+  OpenQuotesLimitError,
+  type OrdersApi,
+  type PaymentReceipt,
+  ProductUnavailableError,
+} from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { shortId } from "../format/card.js";
 import { renderOpenQuotes } from "../format/open-quotes.js";
@@ -122,6 +127,10 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       }
       if (err instanceof ProductPausedError) {
         await ctx.reply(ctx.t("quote-paused"), { parse_mode: "HTML" });
+        return;
+      }
+      if (err instanceof ProductUnavailableError) {
+        await ctx.reply(ctx.t("product-disabled"), { parse_mode: "HTML" });
         return;
       }
       logger.warn({ err, orderId: newId }, "re-quote failed");

@@ -3,7 +3,7 @@ import { PRODUCT_KINDS, type ProductKind } from "../../config.js";
 import { INVITE_PREFIX } from "../../referrals/referrals.js";
 import type { BotContext } from "../context.js";
 import { CB } from "../keyboards/callbacks.js";
-import { mainMenu, mayOrder } from "../keyboards/main-menu.js";
+import { mainMenu, mayOrder, productsOnSale } from "../keyboards/main-menu.js";
 import { followInvite } from "./referrals.js";
 import { answerQuietly, localeOf, tOf } from "./shared.js";
 
@@ -19,7 +19,8 @@ export function startFeature(): Composer<BotContext> {
     // Deep links: `ref_<code>` is a friend's invite (see features/referrals.ts).
     const payload = typeof ctx.match === "string" ? ctx.match.trim() : "";
     if (payload.startsWith(INVITE_PREFIX)) await followInvite(ctx, payload.slice(INVITE_PREFIX.length));
-    const menu = mainMenu(ctx.deps.config, tOf(ctx));
+    const products = await productsOnSale(ctx.deps.config, ctx.deps.orders);
+    const menu = mainMenu({ products, referralPercent: ctx.deps.config.referralPercent }, tOf(ctx));
     await ctx.reply(menu.text, { parse_mode: "HTML", reply_markup: menu.keyboard });
   });
 
@@ -27,7 +28,8 @@ export function startFeature(): Composer<BotContext> {
     const kind = ctx.match[1] as ProductKind;
     const { config } = ctx.deps;
     if (!mayOrder(config, ctx.from.id)) return answerQuietly(ctx, ctx.t("shop-closed"), true);
-    if (!config.products.includes(kind)) return answerQuietly(ctx, ctx.t("product-disabled"), true);
+    if (!(await productsOnSale(config, ctx.deps.orders)).includes(kind))
+      return answerQuietly(ctx, ctx.t("product-disabled"), true);
     await answerQuietly(ctx);
     if (Object.keys(ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
     await ctx.conversation.enter(kind, { locale: await localeOf(ctx) });

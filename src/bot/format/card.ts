@@ -110,6 +110,20 @@ function stateLines(order: Order, opts: FormatOptions): string[] {
   }
 }
 
+/**
+ * Whether a quoted card offers "Promo code": a paid price (not `direct`), no code applied yet and
+ * no provider payment page made (see orders/promo-checkout.ts).
+ */
+export function promoOffered(order: Order): boolean {
+  return (
+    order.state === "quoted" &&
+    order.currency !== "NONE" &&
+    !order.promo &&
+    (order.payments ?? []).length === 0 &&
+    !order.paymentStart
+  );
+}
+
 /** The order's status card (HTML) with the buttons its state allows. */
 export function renderCard(order: Order, opts: FormatOptions): Rendered {
   const { t, locale } = opts;
@@ -119,7 +133,17 @@ export function renderCard(order: Order, opts: FormatOptions): Rendered {
   if (order.item.fields) {
     for (const [k, v] of Object.entries(order.item.fields)) lines.push(`${escapeHtml(k)}: ${escapeHtml(v)}`);
   }
-  if (order.priceKopecks !== undefined)
+  if (order.priceKopecks !== undefined && order.promo) {
+    lines.push(
+      t("card-price-promo", {
+        old: formatRub(order.promo.originalPriceKopecks, locale),
+        price: formatOrderPrice(order, locale),
+        code: escapeHtml(order.promo.code),
+        discount: formatRub(order.promo.discountKopecks, locale),
+      }),
+    );
+    if (order.promo.clamped) lines.push(t("card-promo-clamped"));
+  } else if (order.priceKopecks !== undefined)
     lines.push(t("card-price", { price: formatOrderPrice(order, locale) }));
   lines.push("", ...stateLines(order, opts));
 
@@ -137,6 +161,7 @@ export function renderCard(order: Order, opts: FormatOptions): Rendered {
         .row();
     }
     keyboard.text(t("btn-cancel"), CB.cancel + order.id);
+    if (promoOffered(order)) keyboard.row().text(t("btn-promo"), CB.promo + order.id);
   } else if (order.state === "quoted") {
     const payLabel =
       order.currency === "NONE"
@@ -150,6 +175,7 @@ export function renderCard(order: Order, opts: FormatOptions): Rendered {
     keyboard = new InlineKeyboard()
       .text(payLabel, CB.pay + order.id)
       .text(t("btn-cancel"), CB.cancel + order.id);
+    if (promoOffered(order)) keyboard.row().text(t("btn-promo"), CB.promo + order.id);
   } else if (order.state === "expired") {
     keyboard = new InlineKeyboard().text(t("btn-requote"), CB.requote + order.id);
   }

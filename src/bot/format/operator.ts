@@ -287,6 +287,15 @@ function cardText(order: Order, t: Translate, locale: Locale, withPayload: boole
     lines.push(t("op-card-charged", { charged: money(order.chargedKopecks, locale) }));
   }
   lines.push(t("op-card-price", { price: money(order.priceKopecks, locale) }));
+  if (order.promo) {
+    lines.push(
+      t("op-card-promo", {
+        code: escapeHtml(order.promo.code),
+        discount: formatRub(order.promo.discountKopecks, locale),
+        before: formatRub(order.promo.originalPriceKopecks, locale),
+      }),
+    );
+  }
   if (order.priceKopecks !== undefined && cost !== undefined) {
     lines.push(t("op-card-margin", { margin: formatRub(order.priceKopecks - cost, locale) }));
   }

@@ -42,6 +42,12 @@ export const CB = {
    * `oc:u:<userId>` unban.
    */
   customerOperator: "oc:",
+  /** A promo code for a quoted order: `pc:<orderId>` asks for it, `pc:x` stops asking. */
+  promo: "pc:",
+  /** The operators' /promo list: `po:d:<CODE>` switches a code off. */
+  promoOperator: "po:",
+  /** The operators' /prices screen: `pp:…` (see format/operator-prices.ts PRICES_CB). */
+  prices: "pp:",
 } as const;
 
 /** The rails a wallet can be topped up on: every payment rail but the wallet itself and `direct`. */

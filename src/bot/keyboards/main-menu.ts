@@ -1,9 +1,11 @@
 import { InlineKeyboard } from "grammy";
 import type { Config, ProductKind } from "../../config.js";
+import { enabledKinds } from "../../orders/price-settings.js";
+import type { OrdersApi } from "../../orders/types.js";
 import type { Translate } from "../context.js";
 import { CB } from "./callbacks.js";
 
-/** The /start menu: one button per enabled product kind, then "My orders" (and "Invite friends" when referrals are on). */
+/** The /start menu: one button per product kind on sale (see {@link productsOnSale}), then "My orders" (and "Invite friends" when referrals are on). */
 export function mainMenu(
   config: Pick<Config, "products"> & Partial<Pick<Config, "referralPercent">>,
   t: Translate,
@@ -17,6 +19,14 @@ export function mainMenu(
   kb.text(t("menu-orders"), `${CB.menu}orders`);
   if ((config.referralPercent ?? 0) > 0) kb.row().text(t("menu-invite"), `${CB.menu}invite`);
   return { text: t("menu-title"), keyboard: kb };
+}
+
+/** The product kinds on sale now: as the operators set them (/prices, read through the short cache), else PRODUCTS. */
+export async function productsOnSale(
+  config: Pick<Config, "products">,
+  orders: Pick<OrdersApi, "prices">,
+): Promise<ProductKind[]> {
+  return orders.prices ? enabledKinds(await orders.prices.cached()) : [...config.products];
 }
 
 /** Whether this user may order (CHECKOUT=direct limits ordering to ALLOWED_USER_IDS and operators). */
