@@ -248,3 +248,54 @@ op-export-bad-date = ⛔ <code>{ $value }</code> is not a date. Send days as YYY
 op-export-too-many = ⛔ Send at most two days, from and to inclusive: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
 op-export-reversed = ⛔ The first day is after the second. Send the earlier day first: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
 op-export-too-long = ⛔ One export covers at most { $max } days. Send a shorter period: <code>/export 2026-11-01 2026-11-23</code>. Nothing was sent.
+
+## /broadcast: an operator's message to many customers
+
+cmd-op-broadcast = broadcast
+    .description = Operator: send a message to customers
+
+bc-not-available = ⛔ Broadcasts are not available in this process.
+bc-ask-content = 📣 <b>New broadcast</b>
+    Send the message: a text with formatting, or a photo with a caption.
+    URL buttons go on the last lines, one per line: <code>Label - https://example.com</code>
+bc-ask-audience = 👥 Who should get it?
+bc-aud-all = Everyone
+bc-aud-lang = Language: { $lang }
+bc-aud-recent = Bought in the last { $days } days
+bc-aud-product = Bought { $product } ({ $days } days)
+bc-preview = 📣 <b>Broadcast preview</b>
+    Audience: { $audience } — <b>{ $size }</b> { $size ->
+        [one] customer
+       *[other] customers
+    } (those who blocked the bot are left out)
+    Message: { $kind ->
+        [photo] a photo
+       *[text] a text
+    }, { $buttons } URL { $buttons ->
+        [one] button
+       *[other] buttons
+    }
+    Send yourself a test to see it as customers will.
+bc-btn-test = 🧪 Send me a test
+bc-btn-send = 📣 Send to { $size }
+bc-btn-back = ◀️ Audience
+bc-btn-cancel = ✖️ Cancel
+bc-btn-pause = ⏸ Pause
+bc-btn-resume = ▶️ Resume
+bc-btn-stop = ✖️ Cancel broadcast
+bc-test-sent = Test sent to you.
+bc-dropped = Broadcast dropped; nothing was sent.
+bc-outdated = This broadcast screen is outdated or already used; nothing was changed.
+bc-nobody = Nobody is in this audience; nothing was sent.
+bc-rule-empty = The message has no text. Send a text or a photo.
+bc-rule-button-url = A button's address must start with http:// or https://. Nothing was saved; send the message again.
+bc-rule-buttons-many = At most 8 buttons. Nothing was saved; send the message again.
+bc-rule-label = A button's label is at most 64 characters. Nothing was saved; send the message again.
+bc-progress = 📣 <b>Broadcast</b> <code>{ $id }</code>: { $status ->
+        [running] sending…
+        [paused] ⏸ paused
+        [cancelled] ✖️ cancelled
+       *[done] ✅ finished
+    }
+    Audience: { $audience }, { $total } recipients
+    Sent: <b>{ $sent }</b> · Blocked the bot: <b>{ $blocked }</b> · Failed: <b>{ $failed }</b> · Not sent yet: <b>{ $left }</b>

@@ -22,7 +22,15 @@ export const CUSTOMER_COMMANDS = [
   "paysupport",
 ] as const;
 /** Implemented by the operator features; listed only in operators' chats. */
-export const OPERATOR_COMMANDS = ["balance", "orders", "order", "stats", "export", "wallet"] as const;
+export const OPERATOR_COMMANDS = [
+  "balance",
+  "orders",
+  "order",
+  "stats",
+  "export",
+  "wallet",
+  "broadcast",
+] as const;
 
 /** Commands listed only when the wallet is offered. */
 const WALLET_COMMANDS: readonly string[] = ["wallet"];

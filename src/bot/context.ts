@@ -2,8 +2,11 @@ import type { Conversation, ConversationFlavor } from "@grammyjs/conversations";
 import type { I18nFlavor } from "@grammyjs/i18n";
 import type { MenuFlavor } from "@grammyjs/menu";
 import type { Context, SessionFlavor } from "grammy";
+import type { Broadcasts } from "../broadcast/broadcasts.js";
+import type { Audience, BroadcastContent } from "../broadcast/types.js";
 import type { CatalogService } from "../catalog/service.js";
 import type { Config, Locale } from "../config.js";
+import type { CustomerRegistry } from "../customers/registry.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { OrdersApi } from "../orders/types.js";
@@ -24,6 +27,10 @@ export interface BotDeps {
   metrics?: Metrics;
   /** The customers' wallets, when CHECKOUT offers `wallet`. */
   wallet?: WalletLedger;
+  /** Who used the bot (broadcast audiences); createBot makes one when not given. */
+  customers?: CustomerRegistry;
+  /** Operators' broadcasts (/broadcast answers that they are not available without it). */
+  broadcasts?: Broadcasts;
 }
 
 /** Per-chat data kept in Redis between updates. */
@@ -39,6 +46,20 @@ export interface SessionData {
   __flows?: unknown;
   /** A typed answer the wallet screens wait for (see features/wallet.ts), when one does. */
   walletInput?: WalletInput;
+  /** An operator's broadcast being composed (features/broadcast.ts). */
+  broadcastDraft?: BroadcastDraft;
+}
+
+/**
+ * A broadcast being composed: the message first, then the audience, then the preview. `id` is
+ * fixed when /broadcast starts it, so a repeated Send starts one broadcast.
+ */
+export interface BroadcastDraft {
+  step: "content" | "audience" | "preview";
+  at: number;
+  id: string;
+  content?: BroadcastContent;
+  audience?: Audience;
 }
 
 /**

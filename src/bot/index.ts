@@ -10,6 +10,8 @@ import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, Composer, type Context, session } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
+import { LOCALES } from "../config.js";
+import { CustomerRegistry } from "../customers/registry.js";
 import { configureApi, retries } from "./api.js";
 import { CUSTOMER_COMMANDS } from "./commands.js";
 import type { BotContext, BotDeps, FlowContext, SessionData } from "./context.js";
@@ -21,7 +23,9 @@ import { createPremiumFlow, PREMIUM_FLOW } from "./conversations/premium.js";
 import { createStarsFlow, STARS_FLOW } from "./conversations/stars.js";
 import { createSteamFlow, STEAM_FLOW } from "./conversations/steam.js";
 import { onError } from "./error-boundary.js";
+import { broadcastFeature } from "./features/broadcast.js";
 import { cancelFeature } from "./features/cancel.js";
+import { customersFeature } from "./features/customers.js";
 import { helpFeature } from "./features/help.js";
 import { languageFeature } from "./features/language.js";
 import { myOrdersFeature } from "./features/my-orders.js";
@@ -66,8 +70,10 @@ export interface CreateBotOptions {
 }
 
 /** Builds the bot with every middleware installed; it is not started (see `startBot` in lifecycle.ts). */
-export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotContext> {
-  const { config, logger, redis } = deps;
+export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotContext> {
+  const { config, logger, redis } = given;
+  const customers = given.customers ?? new CustomerRegistry(redis, config.redisPrefix, LOCALES);
+  const deps: BotDeps = { ...given, customers };
   const transport =
     opts.transport ?? createTelegramTransport(new TelegramHolds(redis, config.redisPrefix, logger));
   const bot = new Bot<BotContext>(config.botToken, {
@@ -124,6 +130,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     }),
   );
   guarded.use(i18n.middleware());
+  guarded.use(customersFeature(customers));
   guarded.use(forgetWalletInput);
   // Flows live in chats: updates without one (pre-checkout queries) skip the flow state entirely.
   const inChat = (ctx: BotContext) => ctx.chatId !== undefined;
@@ -171,6 +178,7 @@ export function createBot(deps: BotDeps, opts: CreateBotOptions = {}): Bot<BotCo
     }),
   );
   guarded.use(operatorExportFeature({ config, logger, orders: deps.orders }));
+  guarded.use(broadcastFeature({ config, logger }));
 
   const flows = [
     [STARS_FLOW, createStarsFlow(flowDeps)],

@@ -29,6 +29,11 @@ export interface EngineHooks {
   onJob?(type: string, outcome: "done" | "retry" | "error"): void;
 }
 
+/** Sends one recipient's broadcast message when its turn comes (src/broadcast/broadcasts.ts). */
+export interface BroadcastDeliverer {
+  deliver(chatId: number, broadcastId: string, signal?: AbortSignal): Promise<void>;
+}
+
 /** What every part of the orders engine shares: built once by `createOrdersEngine`. */
 export interface EngineContext {
   store: OrderStore;
@@ -42,6 +47,8 @@ export interface EngineContext {
   wallet?: WalletLedger;
   /** Wallet top-ups (with the wallet): their poll job and messages run here. */
   topups?: TopUps;
+  /** Operators' broadcasts: their messages wait in the outgoing queue behind everything else. */
+  broadcasts?: BroadcastDeliverer;
   log: Logger;
   config: EngineConfig;
   hooks: EngineHooks;

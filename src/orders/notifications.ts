@@ -22,6 +22,7 @@ export async function deliverMessage(
     return;
   }
   if (message.kind === "topup") return ctx.topups?.deliver(message.topupId, signal);
+  if (message.kind === "bcast") return ctx.broadcasts?.deliver(message.chatId, message.broadcastId, signal);
   const order = await ctx.store.get(message.orderId);
   // The lease was lost meanwhile: the process that holds the message now sends it.
   if (!order || signal?.aborted) return;
