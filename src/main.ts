@@ -34,6 +34,9 @@ export interface App {
   logger: Logger;
   redis: RedisClient;
   orders: OrdersEngine;
+  /** Operators' broadcasts (their loop runs in every process). */
+  broadcasts: Broadcasts;
+  customers: CustomerRegistry;
   http: HttpServer;
   /** Stops intake, lets in-flight work finish (up to `timeoutMs`), closes the listener and Redis. */
   stop(timeoutMs?: number): Promise<void>;
@@ -179,6 +182,8 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
     logger,
     redis,
     orders: ordersService,
+    broadcasts,
+    customers,
     http,
     stop(timeoutMs = 10_000) {
       stopping ??= (async () => {

@@ -47,6 +47,8 @@ export interface BackendOptions {
   sandbox?: Partial<Omit<SandboxOptions, "apiKey" | "webhookSecret" | "webhookRewrite">>;
   /** Webhook intake timings of the app (startAppHarness only). */
   webhook?: AppOptions["webhook"];
+  /** Broadcast tuning of the app (startAppHarness only). */
+  broadcasts?: AppOptions["broadcasts"];
 }
 
 /**
@@ -152,6 +154,7 @@ export async function startAppHarness(
       }),
       engine: { leaseMs: 5_000, idleDelayMs: 20 },
       ...(opts.webhook ? { webhook: opts.webhook } : {}),
+      ...(opts.broadcasts ? { broadcasts: opts.broadcasts } : {}),
     });
   } catch (err) {
     await backends.close();
