@@ -268,6 +268,12 @@ describe("/broadcast", () => {
     const id = await activeId(app);
 
     await eventually(async () => (await figures(app, id)).sent >= 15, 30_000, "15 sent");
+    // A customer's forged Pause is answered with nothing done.
+    const answered = () => h!.telegram.calls("answerCallbackQuery").length;
+    const answersBefore = answered();
+    await h.telegram.user({ id: recipients[0]! }).pressCallbackData(`bc:p:${id}`, 1);
+    await eventually(() => answered() > answersBefore, 10_000, "the forged tap answered");
+    expect((await figures(app, id)).status).toBe("running");
     await op.pressButton("⏸ Pause");
     expect((await figures(app, id)).status).toBe("paused");
     // Every recipient in flight at the pause ends sent or kept for the resume; none stays queued.
@@ -325,13 +331,12 @@ describe("/broadcast", () => {
     expect(refusedSends(h)).toEqual([]);
   }, 120_000);
 
-  it("answers a non-operator's broadcast buttons with nothing done, and refuses a button to a bad address", async () => {
+  it("is no command for customers, refuses a button to a bad address, and sends a photo test", async () => {
     h = await startAppHarness();
     const op = operatorOf(h);
     const customer = newAppCustomer(h.telegram);
     await customer.sendText("/start");
     await customer.waitForBotMessage(/./, 10_000);
-    await customer.pressCallbackData("bc:c:0123456789ab", 1);
     await customer.sendText("/broadcast");
     // A customer's /broadcast is not a command for them.
     await customer.waitFor((msgs) => msgs.filter((m) => m.from === "bot").length >= 2, 10_000);
@@ -343,5 +348,41 @@ describe("/broadcast", () => {
     const refused = await op.waitForBotMessage(/must start with http/, 10_000);
     expect(refused.text).toContain("New broadcast");
     expect(await h.app.redis.smembers(`${h.app.config.redisPrefix}bc:active`)).toEqual([]);
+
+    // A photo with a caption and a button; the test goes to the operator as customers will see it.
+    await op.sendUpdate({
+      message: {
+        photo: [{ file_id: "promo-photo", file_unique_id: "promo", width: 800, height: 600 }],
+        caption: "New gifts\nOpen - https://example.com/gifts",
+      },
+    });
+    await op.waitForBotMessage(/Who should get it/, 10_000);
+    await op.pressButton("Everyone");
+    await op.waitForBotMessage(/a photo, 1 URL button/, 10_000);
+    await op.pressButton("🧪 Send me a test");
+    const photo = await op.waitFor((msgs) => msgs.some((m) => m.media === "photo"), 10_000);
+    const sent = photo.find((m) => m.media === "photo");
+    expect(sent?.text).toBe("New gifts");
+    expect(sent?.replyMarkup).toEqual({
+      inline_keyboard: [[{ text: "Open", url: "https://example.com/gifts" }]],
+    });
+    await op.pressButton("✖️ Cancel");
+    await op.waitForBotMessage(/dropped/, 10_000);
+  });
+
+  it("marks a customer who blocks the bot, and forgets it when they unblock", async () => {
+    h = await startAppHarness();
+    const customer = newAppCustomer(h.telegram);
+    await customer.sendText("/start");
+    await customer.waitForBotMessage(/./, 10_000);
+    await eventually(
+      async () => (await h!.app.customers.get(customer.id))?.locale === "en",
+      10_000,
+      "recorded",
+    );
+    customer.block();
+    await eventually(() => h!.app.customers.isBlocked(customer.id), 10_000, "marked blocked");
+    customer.unblock();
+    await eventually(async () => !(await h!.app.customers.isBlocked(customer.id)), 10_000, "unblocked");
   });
 });
