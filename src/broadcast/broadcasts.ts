@@ -53,7 +53,7 @@ export interface BroadcastsOptions {
   now?: () => number;
 }
 
-const SCRIPTS = ["feed-5", "mark-4", "outcome-3", "settle-5", "setStatus-5"] as const;
+const SCRIPTS = ["feed-5", "mark-4", "outcome-3", "settle-5", "setStatus-4"] as const;
 
 export type StatusChange = { result: "ok" | "same" | "refused"; status: BroadcastStatus | "missing" };
 
@@ -126,12 +126,11 @@ export class Broadcasts extends BackgroundLoop {
 
   /** Pauses (`paused`), resumes (`running`) or cancels (`cancelled`) a broadcast. */
   async setStatus(id: string, to: "paused" | "running" | "cancelled"): Promise<StatusChange> {
-    const [result, status] = (await this.scripts["setStatus-5"](
+    const [result, status] = (await this.scripts["setStatus-4"](
       this.key(id),
       this.key(id, "rcpt"),
       this.key(id, "again"),
       this.queueKey,
-      this.activeKey,
       to,
       id,
       this.window,

@@ -315,6 +315,8 @@ describe("/broadcast", () => {
     const cancelled = await figures(app, id);
     await app.broadcasts.tick();
     expect(await queuedBroadcasts(app)).toEqual([]);
+    // Over once nothing is in flight: no longer among the active broadcasts.
+    expect(await app.redis.smembers(`${app.config.redisPrefix}bc:active`)).toEqual([]);
     expect(cancelled.sent).toBeLessThan(151);
     const sends = broadcastSends(h);
     expect(sends).toHaveLength(cancelled.sent);

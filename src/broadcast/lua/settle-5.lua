@@ -1,7 +1,8 @@
 --[[
   Settles a broadcast: a recipient marked as being sent for longer than ARGV[2] (its process died
   mid-send; whether Telegram got it is unknown) counts as failed and is not sent again. When every
-  recipient has an outcome the broadcast is done: exactly one caller gets 'finished'.
+  recipient has an outcome the broadcast is done, and a cancelled one is over once no send is in
+  flight any more: exactly one caller gets 'finished' (and shows the final figures).
 
   KEYS[1]  the broadcast hash
   KEYS[2]  outcomes: hash chat → p | s | b | f
@@ -28,6 +29,10 @@ local status = h[1]
 if not status then
   redis.call('SREM', KEYS[5], ARGV[3])
   return 'missing'
+end
+if status == 'cancelled' then
+  if redis.call('ZCARD', KEYS[3]) > 0 or redis.call('SREM', KEYS[5], ARGV[3]) == 0 then return status end
+  return 'finished'
 end
 if status ~= 'running' then return status end
 local total = tonumber(h[2])

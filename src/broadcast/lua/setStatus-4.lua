@@ -7,7 +7,6 @@
   KEYS[2]  its recipients: list
   KEYS[3]  taken back on a pause: list
   KEYS[4]  the outgoing queue
-  KEYS[5]  active broadcasts: set of ids
   ARGV[1]  paused | running | cancelled
   ARGV[2]  the broadcast id
   ARGV[3]  window (how far back from the cursor queued recipients may be)
@@ -35,8 +34,6 @@ if to ~= 'running' then
     end
   end
 end
-if to == 'cancelled' then
-  redis.call('HSET', KEYS[1], 'finishedAt', ARGV[4])
-  redis.call('SREM', KEYS[5], ARGV[2])
-end
+-- A cancelled broadcast stays active until its sends in flight ended (settle-5.lua shows the final figures).
+if to == 'cancelled' then redis.call('HSET', KEYS[1], 'finishedAt', ARGV[4]) end
 return { 'ok', to }
