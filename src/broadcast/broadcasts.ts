@@ -61,6 +61,8 @@ export class Broadcasts extends BackgroundLoop {
   private readonly scripts: ReturnType<typeof defineScripts<(typeof SCRIPTS)[number]>>;
   private readonly queueKey: string;
   private readonly records = new Map<string, BroadcastRecord>();
+  /** The progress text this process last showed per broadcast: an unchanged one is not edited again. */
+  private readonly shown = new Map<string, string>();
   private readonly window: number;
   private readonly now: () => number;
 
@@ -259,6 +261,12 @@ export class Broadcasts extends BackgroundLoop {
     const view = await this.get(id);
     if (!view) return;
     const { text, keyboard } = this.opts.renderProgress(view);
+    if (final) this.shown.delete(id);
+    else if (this.shown.get(id) === text) return;
+    else {
+      if (this.shown.size > 100) this.shown.clear();
+      this.shown.set(id, text);
+    }
     const { chatId, messageId } = view.record.progress;
     try {
       await this.opts.api.editMessageText(chatId, messageId, text, {
