@@ -3,14 +3,18 @@ import { setFlagsFromString } from "node:v8";
 import { Api } from "grammy";
 import { configureApi } from "./bot/api.js";
 import { recordPayments } from "./bot/features/payments.js";
+import { renderProgress } from "./bot/format/broadcast.js";
+import { createI18n, translator } from "./bot/i18n.js";
 import { createBot } from "./bot/index.js";
 import { startBot } from "./bot/lifecycle.js";
 import { createNotifier } from "./bot/notifier.js";
 import { TelegramHolds } from "./bot/telegram-holds.js";
 import { createTelegramTransport } from "./bot/telegram-transport.js";
 import { type IntakeTimings, WebhookIntake } from "./bot/webhook-intake.js";
+import { Broadcasts, type BroadcastsOptions } from "./broadcast/broadcasts.js";
 import { createCatalogService } from "./catalog/service.js";
-import { type Config, ConfigError, createConfig, secretsOf } from "./config.js";
+import { type Config, ConfigError, createConfig, LOCALES, secretsOf } from "./config.js";
+import { CustomerRegistry } from "./customers/registry.js";
 import { cryptopayWebhookHandler, yookassaWebhookHandler } from "./http/payment-webhooks.js";
 import { resellerWebhookHandler } from "./http/reseller-webhook.js";
 import { type Handler, type HttpServer, startHttpServer } from "./http/server.js";
@@ -30,6 +34,9 @@ export interface App {
   logger: Logger;
   redis: RedisClient;
   orders: OrdersEngine;
+  /** Operators' broadcasts (their loop runs in every process). */
+  broadcasts: Broadcasts;
+  customers: CustomerRegistry;
   http: HttpServer;
   /** Stops intake, lets in-flight work finish (up to `timeoutMs`), closes the listener and Redis. */
   stop(timeoutMs?: number): Promise<void>;
@@ -44,6 +51,8 @@ export interface AppOptions {
   engine?: { leaseMs?: number; idleDelayMs?: number; concurrency?: number; balanceCheckIntervalMs?: number };
   /** Webhook intake timings for tests and drills. */
   webhook?: Partial<IntakeTimings>;
+  /** Broadcast tuning for tests and drills (window, loop and progress pauses). */
+  broadcasts?: Pick<BroadcastsOptions, "window" | "tickMs" | "progressEveryMs" | "staleMs">;
 }
 
 /** The composition root: config → logger → redis → reseller → catalog → notifier → orders → bot → http. */
@@ -75,6 +84,19 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   configureApi(notifierApi, { metrics });
   const notifier = createNotifier({ api: notifierApi, config, logger, redis });
 
+  const customers = new CustomerRegistry(redis, config.redisPrefix, LOCALES);
+  const i18n = createI18n(config);
+  const broadcasts = new Broadcasts({
+    redis,
+    prefix: config.redisPrefix,
+    api: notifierApi,
+    customers,
+    log: logger.child({ component: "broadcast" }),
+    renderProgress: (view) => renderProgress(view, translator(i18n, view.record.progress.locale)),
+    kick: () => orders?.kickOutgoing(),
+    ...opts.broadcasts,
+  });
+
   const replicaWait = isReplicated(config) ? new ReplicaWait(redis, logger) : undefined;
   // The customer comes back to the bot's chat after paying on a provider's page.
   let botLink = "https://t.me";
@@ -92,6 +114,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
     ...opts.engine,
     pace: opts.outgoingPace,
     retention: { days: config.orderRetentionDays, dir: config.archiveDir },
+    broadcasts,
     hooks: {
       onTransition: (order) =>
         metrics.orderTransitions.inc({ state: order.state, product: order.item.product }),
@@ -101,7 +124,18 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   const ordersService = orders;
 
   const bot = createBot(
-    { config, logger, redis, orders: ordersService, reseller, catalog, metrics, wallet: rails.wallet },
+    {
+      config,
+      logger,
+      redis,
+      orders: ordersService,
+      reseller,
+      catalog,
+      metrics,
+      wallet: rails.wallet,
+      registry: customers,
+      broadcasts,
+    },
     { transport },
   );
   const intake =
@@ -134,6 +168,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   });
 
   ordersService.start();
+  broadcasts.start();
   const botHandle = await startBot(bot, { config, logger, intake });
   if (bot.isInited()) botLink = `https://t.me/${bot.botInfo.username}`;
   logger.info(
@@ -147,11 +182,14 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
     logger,
     redis,
     orders: ordersService,
+    broadcasts,
+    customers,
     http,
     stop(timeoutMs = 10_000) {
       stopping ??= (async () => {
         logger.info("shutting down");
         await botHandle.stop().catch((err) => logger.warn({ err }, "bot stop failed"));
+        await broadcasts.stop();
         await ordersService.stop(timeoutMs);
         await http.close();
         // Jobs had their time above and unfinished ones were handed back: a reseller call still

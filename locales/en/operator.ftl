@@ -354,3 +354,54 @@ op-promo-rule-dates = The last day is before the first. Nothing changed.
 op-promo-rule-min = <code>min=</code> takes roubles, such as <code>500</code>. Nothing changed.
 op-promo-rule-option = Unknown option <code>{ $option }</code>: use for=, limit=, per=, from=, to=, min=. Nothing changed.
 op-promo-rule-batch = A batch is 1 to { $max } codes: <code>/promo batch 20 10%</code>. Nothing changed.
+
+## /broadcast: an operator's message to many customers
+
+cmd-op-broadcast = broadcast
+    .description = Operator: send a message to customers
+
+bc-not-available = ⛔ Broadcasts are not available in this process.
+bc-ask-content = 📣 <b>New broadcast</b>
+    Send the message: a text with formatting, or a photo with a caption.
+    URL buttons go on the last lines, one per line: <code>Label - https://example.com</code>
+bc-ask-audience = 👥 Who should get it?
+bc-aud-all = Everyone
+bc-aud-lang = Language: { $lang }
+bc-aud-recent = Bought in the last { $days } days
+bc-aud-product = Bought { $product } ({ $days } days)
+bc-preview = 📣 <b>Broadcast preview</b>
+    Audience: { $audience } — <b>{ $size }</b> { $size ->
+        [one] customer
+       *[other] customers
+    } (those who blocked the bot are left out)
+    Message: { $kind ->
+        [photo] a photo
+       *[text] a text
+    }, { $buttons } URL { $buttons ->
+        [one] button
+       *[other] buttons
+    }
+    Send yourself a test to see it as customers will.
+bc-btn-test = 🧪 Send me a test
+bc-btn-send = 📣 Send to { $size }
+bc-btn-back = ◀️ Audience
+bc-btn-cancel = ✖️ Cancel
+bc-btn-pause = ⏸ Pause
+bc-btn-resume = ▶️ Resume
+bc-btn-stop = ✖️ Cancel broadcast
+bc-test-sent = Test sent to you.
+bc-dropped = Broadcast dropped; nothing was sent.
+bc-outdated = This broadcast screen is outdated or already used; nothing was changed.
+bc-nobody = Nobody is in this audience; nothing was sent.
+bc-rule-empty = The message has no text. Send a text or a photo.
+bc-rule-button-url = A button's address must start with http:// or https://. Nothing was saved; send the message again.
+bc-rule-buttons-many = At most 8 buttons. Nothing was saved; send the message again.
+bc-rule-label = A button's label is at most 64 characters. Nothing was saved; send the message again.
+bc-progress = 📣 <b>Broadcast</b> <code>{ $id }</code>: { $status ->
+        [running] sending…
+        [paused] ⏸ paused
+        [cancelled] ✖️ cancelled
+       *[done] ✅ finished
+    }
+    Audience: { $audience }, { $total } recipients
+    Sent: <b>{ $sent }</b> · Blocked the bot: <b>{ $blocked }</b> · Failed: <b>{ $failed }</b> · Not sent yet: <b>{ $left }</b>

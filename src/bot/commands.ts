@@ -32,6 +32,7 @@ export const OPERATOR_COMMANDS = [
   "customer",
   "prices",
   "promo",
+  "broadcast",
 ] as const;
 
 /** Commands listed only when the wallet is offered. */

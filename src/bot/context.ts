@@ -2,10 +2,13 @@ import type { Conversation, ConversationFlavor } from "@grammyjs/conversations";
 import type { I18nFlavor } from "@grammyjs/i18n";
 import type { MenuFlavor } from "@grammyjs/menu";
 import type { Context, SessionFlavor } from "grammy";
+import type { Broadcasts } from "../broadcast/broadcasts.js";
+import type { Audience, BroadcastContent } from "../broadcast/types.js";
 import type { CatalogService } from "../catalog/service.js";
 import type { Config, Locale, ProductKind } from "../config.js";
 import type { BanList } from "../customers/bans.js";
 import type { CustomerNotes } from "../customers/notes.js";
+import type { CustomerRegistry } from "../customers/registry.js";
 import type { Usernames } from "../customers/usernames.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
@@ -32,6 +35,10 @@ export interface BotDeps {
   referrals?: Referrals;
   /** Usernames, bans and operator notes (operators' /customer); createBot makes them when absent. */
   customers?: CustomerRecords;
+  /** Who used the bot (broadcast audiences); createBot makes one when not given. */
+  registry?: CustomerRegistry;
+  /** Operators' broadcasts (/broadcast answers that they are not available without it). */
+  broadcasts?: Broadcasts;
 }
 
 /** What the bot keeps about customers besides orders and wallets (src/customers). */
@@ -60,6 +67,20 @@ export interface SessionData {
   pricesInput?: PricesInput;
   /** The quoted order whose promo code the customer's next text message is (features/promo.ts). */
   promoInput?: { orderId: string; at: number };
+  /** An operator's broadcast being composed (features/broadcast.ts). */
+  broadcastDraft?: BroadcastDraft;
+}
+
+/**
+ * A broadcast being composed: the message first, then the audience, then the preview. `id` is
+ * fixed when /broadcast starts it, so a repeated Send starts one broadcast.
+ */
+export interface BroadcastDraft {
+  step: "content" | "audience" | "preview";
+  at: number;
+  id: string;
+  content?: BroadcastContent;
+  audience?: Audience;
 }
 
 /** What the operator's next text message sets on the /prices screen; `at` is when it was asked. */

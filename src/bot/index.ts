@@ -10,8 +10,10 @@ import { RedisAdapter } from "@grammyjs/storage-redis";
 import { Bot, Composer, type Context, session } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
+import { LOCALES } from "../config.js";
 import { BanList } from "../customers/bans.js";
 import { CustomerNotes } from "../customers/notes.js";
+import { CustomerRegistry } from "../customers/registry.js";
 import { Usernames } from "../customers/usernames.js";
 import { Referrals } from "../referrals/referrals.js";
 import { configureApi, retries } from "./api.js";
@@ -25,9 +27,11 @@ import { createPremiumFlow, PREMIUM_FLOW } from "./conversations/premium.js";
 import { createStarsFlow, STARS_FLOW } from "./conversations/stars.js";
 import { createSteamFlow, STEAM_FLOW } from "./conversations/steam.js";
 import { onError } from "./error-boundary.js";
+import { broadcastFeature } from "./features/broadcast.js";
 import { cancelFeature } from "./features/cancel.js";
 import { banGate, recordCustomer } from "./features/customer-gate.js";
 import { customerOperatorFeature, forgetCustomerNote } from "./features/customer-operator.js";
+import { customersFeature } from "./features/customers.js";
 import { helpFeature } from "./features/help.js";
 import { languageFeature } from "./features/language.js";
 import { myOrdersFeature } from "./features/my-orders.js";
@@ -87,7 +91,8 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   const referrals =
     given.referrals ??
     (config.referralPercent > 0 && given.wallet ? new Referrals(redis, config.redisPrefix) : undefined);
-  const deps: BotDeps = { ...given, customers, referrals };
+  const registry = given.registry ?? new CustomerRegistry(redis, config.redisPrefix, LOCALES);
+  const deps: BotDeps = { ...given, customers, referrals, registry };
   const transport =
     opts.transport ?? createTelegramTransport(new TelegramHolds(redis, config.redisPrefix, logger));
   const bot = new Bot<BotContext>(config.botToken, {
@@ -148,6 +153,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
     }),
   );
   guarded.use(i18n.middleware());
+  guarded.use(customersFeature(registry));
   guarded.use(forgetWalletInput);
   guarded.use(forgetCustomerNote);
   // Flows live in chats: updates without one (pre-checkout queries) skip the flow state entirely.
@@ -199,6 +205,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   guarded.use(customerOperatorFeature({ config, logger, customers }));
   guarded.use(operatorPricesFeature({ config, logger, orders: deps.orders }));
   guarded.use(operatorPromoFeature({ config, logger, orders: deps.orders }));
+  guarded.use(broadcastFeature({ config, logger }));
 
   const flows = [
     [STARS_FLOW, createStarsFlow(flowDeps)],

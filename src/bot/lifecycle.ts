@@ -11,8 +11,8 @@ import { recordPayments } from "./features/payments.js";
 import { createI18n } from "./i18n.js";
 import type { WebhookIntake } from "./webhook-intake.js";
 
-/** Updates the bot asks Telegram for. */
-export const ALLOWED_UPDATES = ["message", "callback_query", "pre_checkout_query"] as const;
+/** Updates the bot asks Telegram for (my_chat_member: a customer blocked or unblocked the bot). */
+export const ALLOWED_UPDATES = ["message", "callback_query", "pre_checkout_query", "my_chat_member"] as const;
 
 /** Updates being handled per bot, awaited (bounded) on stop. */
 const inFlight = new WeakMap<object, Set<Promise<unknown>>>();

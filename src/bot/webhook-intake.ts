@@ -54,7 +54,8 @@ export function intakeKeys(prefix: string): [updates: string, chats: string, lea
 
 /** The chat whose updates must be handled in order; pre-checkout queries have none and never wait. */
 export function chatOf(update: Update): string | undefined {
-  const id = update.message?.chat.id ?? update.callback_query?.message?.chat.id;
+  const id =
+    update.message?.chat.id ?? update.callback_query?.message?.chat.id ?? update.my_chat_member?.chat.id;
   return id === undefined ? undefined : String(id);
 }
 

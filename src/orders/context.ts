@@ -33,6 +33,11 @@ export interface EngineHooks {
   onJob?(type: string, outcome: "done" | "retry" | "error"): void;
 }
 
+/** Sends one recipient's broadcast message when its turn comes (src/broadcast/broadcasts.ts). */
+export interface BroadcastDeliverer {
+  deliver(chatId: number, broadcastId: string, signal?: AbortSignal): Promise<void>;
+}
+
 /** What every part of the orders engine shares: built once by `createOrdersEngine`. */
 export interface EngineContext {
   store: OrderStore;
@@ -50,6 +55,8 @@ export interface EngineContext {
   referrals?: Referrals;
   /** Wallet top-ups (with the wallet): their poll job and messages run here. */
   topups?: TopUps;
+  /** Operators' broadcasts: their messages wait in the outgoing queue behind everything else. */
+  broadcasts?: BroadcastDeliverer;
   log: Logger;
   config: EngineConfig;
   /** Markups, minimum margin, rounding and products on or off, as the operators set them. */

@@ -9,7 +9,13 @@ import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
 import { TopUps } from "../wallet/topups.js";
 import { OrderArchive, withArchive } from "./archive.js";
 import { cancel, checkPayable, confirm, markPaid, quote } from "./checkout.js";
-import { type EngineConfig, type EngineContext, type EngineHooks, pollMsOf } from "./context.js";
+import {
+  type BroadcastDeliverer,
+  type EngineConfig,
+  type EngineContext,
+  type EngineHooks,
+  pollMsOf,
+} from "./context.js";
 import { DepositGuard } from "./deposit-guard.js";
 import { Retry, runJob } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
@@ -64,6 +70,8 @@ export interface OrdersEngineOptions {
   /** How long a message taken from the outgoing queue may go unacknowledged (crash recovery; default: leaseMs, else 10 s). */
   messageLeaseMs?: number;
   hooks?: EngineHooks;
+  /** Operators' broadcasts, whose messages share the outgoing queue. */
+  broadcasts?: BroadcastDeliverer;
   now?: () => number;
   /**
    * Retention and the archive (retention.ts): ORDER_RETENTION_DAYS and ARCHIVE_DIR. Without it
@@ -92,6 +100,8 @@ export interface OrdersEngine extends OrdersApi {
   queueDepth(): Promise<number>;
   /** Messages waiting in the outgoing queue or being sent, for metrics. */
   outgoingDepth(): Promise<number>;
+  /** Something was queued for the outgoing queue elsewhere (a broadcast): look at once. */
+  kickOutgoing(): void;
 }
 
 /** The deposit check is pulled forward after a charge at most this often per process. */
@@ -152,6 +162,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     gateways: opts.gateways ?? {},
     deposit: new DepositGuard(opts.redis, opts.prefix, now),
     wallet: opts.wallet,
+    broadcasts: opts.broadcasts,
     log,
     config: opts.config,
     hooks: opts.hooks ?? {},
@@ -295,5 +306,6 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     applyResellerOrder: (orderId, remote) => applyResellerOrder(ctx, orderId, remote),
     queueDepth: () => store.pendingJobs(),
     outgoingDepth: () => outgoing.depth(),
+    kickOutgoing: () => dispatcher.kick(),
   };
 }

@@ -27,6 +27,7 @@ export async function deliverMessage(
     if (signal?.aborted) return;
     return tellReferrer(ctx, message.chatId, message.orderId);
   }
+  if (message.kind === "bcast") return ctx.broadcasts?.deliver(message.chatId, message.broadcastId, signal);
   const order = await ctx.store.get(message.orderId);
   // The lease was lost meanwhile: the process that holds the message now sends it.
   if (!order || signal?.aborted) return;

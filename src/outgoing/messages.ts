@@ -13,12 +13,14 @@ export type OutgoingMessage =
   /** "Wallet topped up" for a provider payment of a top-up (src/wallet/topups.ts). */
   | { kind: "topup"; chatId: number; topupId: string }
   /** "+₽X from your friend's order" to the referrer credited for it (src/orders/referral-bonus.ts). */
-  | { kind: "referral"; chatId: number; orderId: string };
+  | { kind: "referral"; chatId: number; orderId: string }
+  /** One recipient of an operator's broadcast (src/broadcast/broadcasts.ts). */
+  | { kind: "bcast"; chatId: number; broadcastId: string };
 
 export type OutgoingKind = OutgoingMessage["kind"];
 
 /** Lower goes first. The same table stands in lua/takeOutgoing-4.lua. */
-export const PRIORITY: Readonly<Record<OutgoingKind | "bcast", number>> = {
+export const PRIORITY: Readonly<Record<OutgoingKind, number>> = {
   final: 0,
   topup: 0,
   alert: 1,
@@ -36,6 +38,8 @@ export function encodeMessage(m: OutgoingMessage): string {
       return `alert:${OPERATORS_CHAT}:${m.alert}:${m.orderId}`;
     case "topup":
       return `topup:${m.chatId}:${m.topupId}`;
+    case "bcast":
+      return `bcast:${m.chatId}:${m.broadcastId}`;
     default:
       return `${m.kind}:${m.chatId}:${m.orderId}`;
   }
@@ -45,6 +49,7 @@ export function decodeMessage(member: string): OutgoingMessage | null {
   const [kind, chat = "", a = "", b = ""] = member.split(":");
   if (kind === "alert") return a && b ? { kind, alert: a as AlertKind, orderId: b } : null;
   if (kind === "topup" && a && /^-?\d+$/.test(chat)) return { kind, chatId: Number(chat), topupId: a };
+  if (kind === "bcast" && a && /^-?\d+$/.test(chat)) return { kind, chatId: Number(chat), broadcastId: a };
   if ((kind === "final" || kind === "card" || kind === "referral") && a && /^-?\d+$/.test(chat)) {
     return { kind, chatId: Number(chat), orderId: a };
   }

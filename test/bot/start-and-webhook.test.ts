@@ -74,7 +74,7 @@ describe("starting the bot", () => {
     expect(tg.last("setWebhook")?.payload).toMatchObject({
       url: "https://shop.example/webhooks/telegram",
       secret_token: "s3cret-token",
-      allowed_updates: ["message", "callback_query", "pre_checkout_query"],
+      allowed_updates: ["message", "callback_query", "pre_checkout_query", "my_chat_member"],
     });
   });
 });

@@ -83,7 +83,7 @@ describe("BOT_MODE=webhook", () => {
     expect(call?.payload).toMatchObject({
       url: PUBLIC_WEBHOOK_URL,
       secret_token: SECRET,
-      allowed_updates: ["message", "callback_query", "pre_checkout_query"],
+      allowed_updates: ["message", "callback_query", "pre_checkout_query", "my_chat_member"],
     });
     expect(h.telegram.calls("getUpdates")).toHaveLength(0);
   });

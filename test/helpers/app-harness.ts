@@ -49,6 +49,8 @@ export interface BackendOptions {
   webhook?: AppOptions["webhook"];
   /** Engine tuning of the app (startAppHarness only). */
   engine?: AppOptions["engine"];
+  /** Broadcast tuning of the app (startAppHarness only). */
+  broadcasts?: AppOptions["broadcasts"];
 }
 
 /**
@@ -154,6 +156,7 @@ export async function startAppHarness(
       }),
       engine: { leaseMs: 5_000, idleDelayMs: 20, ...opts.engine },
       ...(opts.webhook ? { webhook: opts.webhook } : {}),
+      ...(opts.broadcasts ? { broadcasts: opts.broadcasts } : {}),
     });
   } catch (err) {
     await backends.close();

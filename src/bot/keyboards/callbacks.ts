@@ -48,6 +48,12 @@ export const CB = {
   promoOperator: "po:",
   /** The operators' /prices screen: `pp:…` (see format/operator-prices.ts PRICES_CB). */
   prices: "pp:",
+  /**
+   * An operator's broadcast (answered only to OPERATOR_IDS): `bc:a:<audience>` pick the audience,
+   * `bc:t` send a test to oneself, `bc:go:<id>` send it, `bc:b` back to the audiences, `bc:x`
+   * drop the draft; while it runs `bc:p:<id>` pause, `bc:r:<id>` resume, `bc:c:<id>` cancel.
+   */
+  broadcast: "bc:",
 } as const;
 
 /** The rails a wallet can be topped up on: every payment rail but the wallet itself and `direct`. */

@@ -1,0 +1,53 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOCALES } from "../../src/config.js";
+import { CustomerRegistry } from "../../src/customers/registry.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
+
+const DAY = 24 * 3600 * 1000;
+
+describe("customers registry", () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = testRedis();
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it("writes a customer once a day, and again when the language changes", async () => {
+    let now = 1_800_000_000_000;
+    const registry = new CustomerRegistry(redis, uniquePrefix("cust"), LOCALES, () => now);
+    expect(await registry.touch(501, "en")).toBe(true);
+    const first = await registry.get(501);
+    expect(first).toMatchObject({ locale: "en", firstSeen: now, lastSeen: now, blocked: false });
+
+    // Later the same day: nothing is written (a marker in the record stays as it is).
+    await redis.hset(registry.keys.record(501), "last", "1");
+    now += 3600_000;
+    expect(await registry.touch(501, "en")).toBe(false);
+    expect((await registry.get(501))?.lastSeen).toBe(1);
+
+    // A new language is written at once, and moves the chat between the language audiences.
+    expect(await registry.touch(501, "ru")).toBe(true);
+    expect(await registry.chats("ru")).toEqual([501]);
+    expect(await registry.chats("en")).toEqual([]);
+
+    // The next day: one write again; the first-seen time stays.
+    now += DAY;
+    expect(await registry.touch(501, "ru")).toBe(true);
+    expect(await registry.get(501)).toMatchObject({ firstSeen: first?.firstSeen, lastSeen: now });
+    expect(await registry.chats()).toEqual([501]);
+  });
+
+  it("forgets a block when the customer writes again", async () => {
+    const registry = new CustomerRegistry(redis, uniquePrefix("cust"), LOCALES);
+    await registry.touch(601, "en");
+    await registry.setBlocked(601, true);
+    expect(await registry.blocked()).toEqual(new Set([601]));
+    // Another process (or after a restart): the first update of the day writes and unblocks.
+    const other = new CustomerRegistry(redis, registry.keys.all.replace(/cust:all$/, ""), LOCALES);
+    expect(await other.touch(601, "en")).toBe(true);
+    expect(await other.isBlocked(601)).toBe(false);
+  });
+});
