@@ -12,6 +12,8 @@ cmd-cancel = cancel
     .description = Cancel the current step or unpaid order
 cmd-help = help
     .description = How the shop works
+cmd-support = support
+    .description = Write to the shop's support
 cmd-paysupport = paysupport
     .description = Help with a payment
 cmd-op-balance = balance
@@ -311,7 +313,7 @@ paysupport-text = 💳 <b>Payment help</b>
     If a payment went wrong, write to support with your order number (shown on the card as #…).
     Stars for orders that fail are refunded automatically.
 support-contact = Support: { $contact }
-support-no-contact = Support: reply in this chat with your order number.
+support-no-contact = Support: /support — write to the shop's operators right here.
 
 ## General
 
@@ -319,3 +321,16 @@ error-generic = 😔 Something went wrong. Please try again — you are still wh
 button-outdated = This button is no longer active.
 unhandled-hint = I did not understand that. Send /start to see what you can buy.
 rate-limited = Too many messages at once. Please wait a few seconds.
+
+## Support line (/support, /paysupport, the "Contact support" button)
+
+support-btn = ✉️ Contact support
+support-intro = ✉️ <b>Writing to support</b>
+    Send your question here — text, photos or files, in one or more messages; the shop's operators answer in this chat. Add your order number (#…) if it is about an order.
+    /cancel stops writing to support.
+support-sent-first = ✅ Sent to support. Write more if you like; the answer comes in this chat. /cancel stops writing to support.
+support-sent = ✅ Sent to support.
+support-unsupported = ⚠️ Support takes text, photos and files; stickers, voice messages, videos and the like are not passed on. Please describe it in words.
+support-not-delivered = ⚠️ Support cannot be reached right now; nothing was sent. Please try again later.
+support-left = You stopped writing to support. /support to write again.
+support-answer = 💬 <b>Support:</b> { $text }

@@ -39,6 +39,11 @@ export interface SessionData {
   __flows?: unknown;
   /** A typed answer the wallet screens wait for (see features/wallet.ts), when one does. */
   walletInput?: WalletInput;
+  /**
+   * The customer is writing to support (features/support.ts) since `at` (ms, renewed by each
+   * message); `sent` once a first message reached the operators.
+   */
+  support?: { at: number; sent?: boolean };
 }
 
 /**

@@ -36,6 +36,8 @@ export const CB = {
   topUp: "tu:",
   /** An operator's CSV export of a preset period: `ox:<preset>` (see orders/export-period.ts). */
   operatorExport: "ox:",
+  /** Write to the shop's support (features/support.ts): `sp`. */
+  support: "sp",
 } as const;
 
 /** The rails a wallet can be topped up on: every payment rail but the wallet itself and `direct`. */
