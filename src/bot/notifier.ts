@@ -118,21 +118,24 @@ export function createNotifier(deps: {
     async alert(alert, order) {
       const short = order ? shortId(order.id) : alert.orderId ? shortId(alert.orderId) : undefined;
       if (group) {
-        const t = translator(i18n, await operatorLocale(group.chatId));
-        const { text, reply_markup } = renderAlert(alert, order, t, await operatorLocale(group.chatId));
+        const locale = await operatorLocale(group.chatId);
+        const t = translator(i18n, locale);
+        const { text, reply_markup } = renderAlert(alert, order, t, locale);
         try {
           await group.send(
             text,
             { parse_mode: "HTML", reply_markup, link_preview_options: { is_disabled: true } },
             { key: `alert:${alert.kind}`, name: t(`op-topic-alert-${alert.kind}`) },
           );
+          return;
         } catch (err) {
-          const reason = describeError(err);
-          if (isUnreachable(err))
-            logger.warn({ kind: alert.kind, order: short, reason }, "operators' group unreachable");
-          else logger.error({ err, kind: alert.kind, order: short }, "operator alert failed");
+          // The group cannot take it (the bot was removed, no right to make topics…): the
+          // operators get the alert in private rather than not at all.
+          logger.error(
+            { kind: alert.kind, order: short, reason: describeError(err) },
+            "operators' group refused an alert; sending it to each operator",
+          );
         }
-        return;
       }
       await Promise.all(
         config.operatorIds.map(async (operatorId) => {

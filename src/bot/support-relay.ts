@@ -77,20 +77,33 @@ export class SupportRelay {
     return renderSupportHeader(who, page.items, translator(this.deps.i18n, locale), locale);
   }
 
+  private async toGroup(group: OperatorChat, m: CustomerMessage): Promise<void> {
+    const { store } = this.deps;
+    const ref: TopicRef = { key: `customer:${m.who.userId}`, name: supportTopicName(m.who) };
+    if (m.first) {
+      const header = await group.send(await this.header(group.chatId, m.who), { parse_mode: "HTML" }, ref);
+      await store.rememberMessage(group.chatId, header.message_id, m.customer);
+    }
+    const copyId = await group.copy(m.chatId, m.messageId, {}, ref);
+    await store.rememberMessage(group.chatId, copyId, m.customer);
+    const threadId = await group.knownTopic(ref.key);
+    if (threadId !== undefined) await store.rememberThread(threadId, m.customer);
+  }
+
   /** Passes a customer's message on; false when no operator could be reached. */
   async fromCustomer(m: CustomerMessage): Promise<boolean> {
     const { group, store } = this.deps;
     if (group) {
-      const ref: TopicRef = { key: `customer:${m.who.userId}`, name: supportTopicName(m.who) };
-      if (m.first) {
-        const header = await group.send(await this.header(group.chatId, m.who), { parse_mode: "HTML" }, ref);
-        await store.rememberMessage(group.chatId, header.message_id, m.customer);
+      try {
+        await this.toGroup(group, m);
+        return true;
+      } catch (err) {
+        // The group cannot take it: each operator gets it in private rather than nobody.
+        this.deps.logger.error(
+          { reason: describeError(err) },
+          "operators' group refused a support message; sending it to each operator",
+        );
       }
-      const copyId = await group.copy(m.chatId, m.messageId, {}, ref);
-      await store.rememberMessage(group.chatId, copyId, m.customer);
-      const threadId = await group.knownTopic(ref.key);
-      if (threadId !== undefined) await store.rememberThread(threadId, m.customer);
-      return true;
     }
     let reached = 0;
     for (const operatorId of this.deps.config.operatorIds) {

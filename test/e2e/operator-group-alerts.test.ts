@@ -194,3 +194,25 @@ describe("alerts in an operators' group that is no forum", () => {
     await group.waitForBotMessage(order.id);
   });
 });
+
+describe("alerts when the operators' group cannot be written to", () => {
+  let h: AppHarness;
+
+  beforeAll(async () => {
+    // The bot is in no group with this id (never added, or removed).
+    h = await startAppHarness({ CHECKOUT: "direct", OPERATOR_CHAT_ID: "-1001000000909" });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("reach each operator in private instead", async () => {
+    const operator = h.telegram.user({ id: APP_OPERATOR_ID, languageCode: "en" });
+    operator.startChat();
+    h.sandbox.setOutcome(() => ({ status: "failed", errorMessage: "no such recipient" }));
+    const order = await quote(h);
+    await pay(h, order);
+    const alert = await operator.waitForBotMessage(/^❌ Delivery failed/, 20_000);
+    expect(alert.text).toContain(`#${order.id.slice(0, 8)}`);
+  });
+});
