@@ -23,8 +23,11 @@ export function describeMessages(messages: ChatMessage[]): string {
           ? "successful_payment"
           : JSON.stringify(m.text ?? (m.media ? `[${m.media}]` : ""));
       const labels = inlineButtons(m.replyMarkup).map((b) => b.text);
+      const who = m.senderId !== undefined ? ` ${m.senderId}` : "";
       return [
-        `  #${m.messageId} ${m.from}: ${body}`,
+        `  #${m.messageId} ${m.from}${who}: ${m.topicCreated !== undefined ? `[topic "${m.topicCreated}" created]` : body}`,
+        m.threadId !== undefined ? ` (topic ${m.threadId})` : "",
+        m.replyTo !== undefined ? ` (reply to #${m.replyTo})` : "",
         labels.length ? ` [buttons: ${labels.join(" | ")}]` : "",
         m.edits ? ` (edited ${m.edits}x)` : "",
         m.deleted ? " (deleted)" : "",
