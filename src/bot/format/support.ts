@@ -24,8 +24,10 @@ export function supportKeyboard(t: Translate): InlineKeyboardMarkup {
 
 /** The forum topic of one customer's support line: their name, @username and id. */
 export function supportTopicName(who: SupportSender): string {
-  const name = clip(who.firstName?.trim() || String(who.userId), 40);
-  return `${name}${who.username ? ` @${who.username}` : ""} · ${who.userId}`;
+  const first = who.firstName?.trim();
+  const parts = [first ? clip(first, 40) : undefined, who.username ? `@${who.username}` : undefined];
+  const name = parts.filter(Boolean).join(" ");
+  return name ? `${name} · ${who.userId}` : String(who.userId);
 }
 
 /**
