@@ -12,6 +12,8 @@ cmd-cancel = cancel
     .description = Cancel the current step or unpaid order
 cmd-help = help
     .description = How the shop works
+cmd-support = support
+    .description = Write to the shop's support
 cmd-paysupport = paysupport
     .description = Help with a payment
 cmd-op-balance = balance
@@ -316,7 +318,7 @@ paysupport-text = 💳 <b>Payment help</b>
     If a payment went wrong, write to support with your order number (shown on the card as #…).
     Stars for orders that fail are refunded automatically.
 support-contact = Support: { $contact }
-support-no-contact = Support: reply in this chat with your order number.
+support-no-contact = Support: /support — write to the shop's operators right here.
 
 ## General
 
@@ -363,3 +365,16 @@ promo-refused-no_discount = ⛔ This order is already at its lowest price: the c
 promo-refused-already = ⛔ A promo code is already applied to this order.
 promo-refused-payment_started = ⛔ A payment page was already made for this order with its old price, so a code can no longer change it. Apply a code before choosing how to pay: cancel this order and order again.
 promo-refused-not_quoted = ⛔ This order can no longer be changed (it was paid, cancelled or has expired).
+
+## Support line (/support, /paysupport, the "Contact support" button)
+
+support-btn = ✉️ Contact support
+support-intro = ✉️ <b>Writing to support</b>
+    Send your question here — text, photos or files, in one or more messages; the shop's operators answer in this chat. Add your order number (#…) if it is about an order.
+    /cancel stops writing to support.
+support-sent-first = ✅ Sent to support. Write more if you like; the answer comes in this chat. /cancel stops writing to support.
+support-sent = ✅ Sent to support.
+support-unsupported = ⚠️ Support takes text, photos and files; stickers, voice messages, videos and the like are not passed on. Please describe it in words.
+support-not-delivered = ⚠️ Support cannot be reached right now; nothing was sent. Please try again later.
+support-left = You stopped writing to support. /support to write again.
+support-answer = 💬 <b>Support:</b> { $text }

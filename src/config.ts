@@ -153,6 +153,18 @@ const envSchema = z
     OPERATOR_IDS: idList("operator ids").refine((ids) => ids.length > 0, {
       error: "is required (comma-separated Telegram user ids)",
     }),
+    OPERATOR_CHAT_ID: optionalString.transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      // Group and supergroup ids are negative (supergroups: -100…); a user's private chat is not a group.
+      if (!/^-\d{1,20}$/.test(v) || !Number.isSafeInteger(Number(v))) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be a group chat id (a negative integer such as -1001234567890), got "${v}"`,
+        });
+        return z.NEVER;
+      }
+      return Number(v);
+    }),
     CHECKOUT: optionalString.transform((v, ctx) => {
       if (v === undefined) return ["stars"] as Rail[];
       const parts = v
@@ -311,6 +323,8 @@ export interface Config {
    */
   redisChatPrefix: string;
   operatorIds: number[];
+  /** The operators' group: alerts and the support line go there instead of each operator's private chat. */
+  operatorChatId: number | undefined;
   /** The rails offered on every order card, in order (never empty; `direct` only alone). */
   checkout: Rail[];
   paymentProviderToken: string | undefined;
@@ -391,6 +405,7 @@ export function createConfig(env: Record<string, string | undefined>): Config {
     redisPrefix: e.REDIS_CLUSTER_NODES.length > 0 ? hashTagged(e.REDIS_PREFIX) : e.REDIS_PREFIX,
     redisChatPrefix: e.REDIS_PREFIX,
     operatorIds: e.OPERATOR_IDS,
+    operatorChatId: e.OPERATOR_CHAT_ID,
     checkout: e.CHECKOUT,
     paymentProviderToken: e.PAYMENT_PROVIDER_TOKEN,
     yookassaShopId: e.YOOKASSA_SHOP_ID,

@@ -23,7 +23,7 @@ import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics.js";
 import { createOrdersEngine, type OrdersEngine } from "./orders/engine.js";
 import type { ProviderRail } from "./orders/types.js";
-import type { OutgoingPace } from "./outgoing/queue.js";
+import { GROUP_CHAT_INTERVAL_MS, type OutgoingPace } from "./outgoing/queue.js";
 import { createPaymentRails } from "./payments/setup.js";
 import { connectRedis, isReplicated, type RedisClient } from "./redis/connect.js";
 import { ReplicaWait } from "./redis/replica-wait.js";
@@ -112,7 +112,10 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
     logger,
     config,
     ...opts.engine,
-    pace: opts.outgoingPace,
+    // Alerts into one operators' group go at a group's pace.
+    pace: config.operatorChatId
+      ? { operatorsIntervalMs: GROUP_CHAT_INTERVAL_MS, ...opts.outgoingPace }
+      : opts.outgoingPace,
     retention: { days: config.orderRetentionDays, dir: config.archiveDir },
     broadcasts,
     hooks: {

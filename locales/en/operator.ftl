@@ -405,3 +405,25 @@ bc-progress = 📣 <b>Broadcast</b> <code>{ $id }</code>: { $status ->
     }
     Audience: { $audience }, { $total } recipients
     Sent: <b>{ $sent }</b> · Blocked the bot: <b>{ $blocked }</b> · Failed: <b>{ $failed }</b> · Not sent yet: <b>{ $left }</b>
+
+## Forum topics of the operators' group (OPERATOR_CHAT_ID), one per alert kind
+op-topic-alert-delivery_failed = ❌ Failed deliveries
+op-topic-alert-pay_rejected = ⛔ Refused payments
+op-topic-alert-low_balance = 🪫 Deposit
+op-topic-alert-stuck = 🐢 Stuck orders
+op-topic-alert-refund_needed = 💸 Refunds to make
+op-topic-alert-reseller_auth = 🔑 Reseller API key
+op-topic-alert-duplicate_payment = 💳 Second payments
+
+# A member of the operators' group who is not in OPERATOR_IDS pressed an operator button.
+op-not-operator = Only the shop's operators can use this button.
+
+## Support line: customers' messages in the operators' chats
+op-support-header = ✉️ <b>Support</b> · { $name }{ $username } (id <code>{ $id }</code>)
+op-support-orders = Latest orders:
+op-support-no-orders = No orders yet.
+op-support-how-to-answer = <i>Reply to this message or to the customer's (in a forum: write in this topic); the customer gets it as "Support: …".</i>
+op-support-delivered = ✅ Sent to the customer.
+op-support-unreachable = ❌ Not delivered: the customer blocked the bot or deleted the chat.
+op-support-unsupported = ⚠️ Only text, photos and files reach the customer; nothing was sent.
+op-support-not-operator = Only the shop's operators (OPERATOR_IDS) can answer customers; nothing was sent.

@@ -405,3 +405,25 @@ bc-progress = 📣 <b>Рассылка</b> <code>{ $id }</code>: { $status ->
     }
     Аудитория: { $audience }, получателей: { $total }
     Отправлено: <b>{ $sent }</b> · Заблокировали бота: <b>{ $blocked }</b> · Ошибки: <b>{ $failed }</b> · Ещё не отправлено: <b>{ $left }</b>
+
+## Forum topics of the operators' group (OPERATOR_CHAT_ID), one per alert kind
+op-topic-alert-delivery_failed = ❌ Несостоявшиеся доставки
+op-topic-alert-pay_rejected = ⛔ Отказы в оплате
+op-topic-alert-low_balance = 🪫 Депозит
+op-topic-alert-stuck = 🐢 Зависшие заказы
+op-topic-alert-refund_needed = 💸 Нужен возврат
+op-topic-alert-reseller_auth = 🔑 Ключ API реселлера
+op-topic-alert-duplicate_payment = 💳 Повторные оплаты
+
+# A member of the operators' group who is not in OPERATOR_IDS pressed an operator button.
+op-not-operator = Эта кнопка только для операторов магазина.
+
+## Поддержка: сообщения клиентов в чатах операторов
+op-support-header = ✉️ <b>Поддержка</b> · { $name }{ $username } (id <code>{ $id }</code>)
+op-support-orders = Последние заказы:
+op-support-no-orders = Заказов пока нет.
+op-support-how-to-answer = <i>Ответьте на это сообщение или на сообщение клиента (в форуме — просто пишите в этой теме); клиент получит ответ как «Поддержка: …».</i>
+op-support-delivered = ✅ Отправлено клиенту.
+op-support-unreachable = ❌ Не доставлено: клиент заблокировал бота или удалил чат.
+op-support-unsupported = ⚠️ Клиенту передаются только текст, фото и файлы; ничего не отправлено.
+op-support-not-operator = Отвечать клиентам могут только операторы магазина (OPERATOR_IDS); ничего не отправлено.

@@ -35,6 +35,16 @@ export interface StoredMessage {
   successfulPayment?: Record<string, unknown>;
   /** For user messages: the Message object as delivered in the update. */
   raw?: Record<string, unknown>;
+  /** In a forum: the topic (message_thread_id) the message is in; none for the General topic. */
+  threadId?: number;
+  /** The message this one replies to. */
+  replyTo?: number;
+  /** In a group: the member who wrote a user message. */
+  senderId?: number;
+  /** A service message: `forum_topic_created` with the topic's name. */
+  topicCreated?: string;
+  /** forwardMessage: where the original came from. */
+  forwardOrigin?: Record<string, unknown>;
   edits: number;
   deleted: boolean;
 }
@@ -49,6 +59,17 @@ export interface ChatState {
   nextMessageId: number;
   messages: StoredMessage[];
   listeners: Set<() => void>;
+  /** Group chats (negative ids): a supergroup the bot is an admin of, optionally a forum. */
+  group?: GroupState;
+}
+
+export interface GroupState {
+  title: string;
+  isForum: boolean;
+  /** User ids of the members (besides the bot). */
+  members: Set<number>;
+  /** Forum topics by message_thread_id. */
+  topics: Map<number, { name: string; deleted: boolean }>;
 }
 
 export interface WebhookState {
@@ -133,6 +154,14 @@ export class EmulatorCore {
   }
 
   chatObject(chat: ChatState): Record<string, unknown> {
+    if (chat.group) {
+      return {
+        id: chat.id,
+        type: "supergroup",
+        title: chat.group.title,
+        ...(chat.group.isForum ? { is_forum: true } : {}),
+      };
+    }
     return {
       id: chat.id,
       type: "private",
@@ -203,9 +232,13 @@ export class EmulatorCore {
   }
 
   /** The Bot API Message object for a stored message, as a bot would receive it. */
-  toTelegramMessage(m: StoredMessage): Record<string, unknown> {
+  toTelegramMessage(m: StoredMessage, nested = false): Record<string, unknown> {
     const chat = this.chats.get(m.chatId)!;
-    if (m.from === "user" && m.raw) return m.raw;
+    if (m.from === "user" && m.raw) {
+      if (!nested) return m.raw;
+      const { reply_to_message: _inner, ...shallow } = m.raw;
+      return shallow;
+    }
     const message: Record<string, unknown> = {
       message_id: m.messageId,
       from: m.from === "bot" ? this.botUser() : this.userObject(chat),
@@ -213,6 +246,10 @@ export class EmulatorCore {
       date: m.date,
     };
     if (m.editDate !== undefined) message.edit_date = m.editDate;
+    Object.assign(message, this.placementFields(chat, m, nested));
+    if (m.forwardOrigin) message.forward_origin = m.forwardOrigin;
+    if (m.topicCreated !== undefined)
+      message.forum_topic_created = { name: m.topicCreated, icon_color: 7322096 };
     if (m.media) {
       message[m.media.kind] = m.media.value;
       if (m.text !== undefined) message.caption = m.text;
@@ -237,6 +274,31 @@ export class EmulatorCore {
     return message;
   }
 
+  /**
+   * message_thread_id / is_topic_message / reply_to_message of a message, as Telegram fills them:
+   * in a forum topic a message that replies to nothing replies to the topic's creation message.
+   */
+  placementFields(
+    chat: ChatState,
+    m: { messageId?: number; threadId?: number; replyTo?: number },
+    nested = false,
+  ): Record<string, unknown> {
+    const fields: Record<string, unknown> = {};
+    if (m.threadId !== undefined && chat.group?.isForum) {
+      fields.message_thread_id = m.threadId;
+      fields.is_topic_message = true;
+    }
+    // One level deep, as Telegram does: the replied-to message carries no reply of its own.
+    if (nested) return fields;
+    const target = m.replyTo ?? (chat.group?.isForum ? m.threadId : undefined);
+    const replied =
+      target === undefined || target === m.messageId
+        ? undefined
+        : chat.messages.find((x) => x.messageId === target);
+    if (replied) fields.reply_to_message = this.toTelegramMessage(replied, true);
+    return fields;
+  }
+
   toChatMessage(m: StoredMessage): ChatMessage {
     const copy = <T>(value: T): T => (value === undefined ? value : structuredClone(value));
     return {
@@ -250,6 +312,11 @@ export class EmulatorCore {
       ...(m.media ? { media: m.media.kind } : {}),
       ...(m.file ? { file: { name: m.file.name, data: Buffer.from(m.file.data) } } : {}),
       ...(m.successfulPayment ? { successfulPayment: copy(m.successfulPayment) } : {}),
+      ...(m.threadId !== undefined ? { threadId: m.threadId } : {}),
+      ...(m.replyTo !== undefined ? { replyTo: m.replyTo } : {}),
+      ...(m.senderId !== undefined ? { senderId: m.senderId } : {}),
+      ...(m.topicCreated !== undefined ? { topicCreated: m.topicCreated } : {}),
+      ...(m.forwardOrigin ? { forwarded: true } : {}),
       edits: m.edits,
       deleted: m.deleted,
       date: m.date,

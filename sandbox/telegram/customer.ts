@@ -1,7 +1,7 @@
 import type { ChatState, EmulatorCore, StoredMessage } from "./core.js";
 import { unixNow } from "./core.js";
 import { type InlineButton, inlineButtons } from "./markup.js";
-import type { ChatMessage, ChatUser } from "./types.js";
+import type { ChatMessage, ChatUser, SendOptions } from "./types.js";
 
 const ANSWER_TIMEOUT_MS = 10_000;
 /** How long a press or payment waits for its button or invoice to show up (the bot may still be editing). */
@@ -23,8 +23,11 @@ export function describeMessages(messages: ChatMessage[]): string {
           ? "successful_payment"
           : JSON.stringify(m.text ?? (m.media ? `[${m.media}]` : ""));
       const labels = inlineButtons(m.replyMarkup).map((b) => b.text);
+      const who = m.senderId !== undefined ? ` ${m.senderId}` : "";
       return [
-        `  #${m.messageId} ${m.from}: ${body}`,
+        `  #${m.messageId} ${m.from}${who}: ${m.topicCreated !== undefined ? `[topic "${m.topicCreated}" created]` : body}`,
+        m.threadId !== undefined ? ` (topic ${m.threadId})` : "",
+        m.replyTo !== undefined ? ` (reply to #${m.replyTo})` : "",
         labels.length ? ` [buttons: ${labels.join(" | ")}]` : "",
         m.edits ? ` (edited ${m.edits}x)` : "",
         m.deleted ? " (deleted)" : "",
@@ -33,28 +36,52 @@ export function describeMessages(messages: ChatMessage[]): string {
     .join("\n");
 }
 
-/** The simulated customer in one private chat (chat id == user id). */
+/**
+ * A simulated user in one chat: a customer in their private chat (chat id == user id), or a member
+ * (`sender`) of a group chat.
+ */
 export class Customer implements ChatUser {
   constructor(
     private readonly core: EmulatorCore,
     private readonly chat: ChatState,
+    private readonly sender: ChatState = chat,
   ) {}
 
   get id(): number {
-    return this.chat.id;
+    return this.sender.id;
+  }
+
+  /** Where a new message goes, checked as the Telegram app would (a reply to a message that exists, a live topic). */
+  private placement(opts: SendOptions): Pick<StoredMessage, "threadId" | "replyTo"> {
+    const place: Pick<StoredMessage, "threadId" | "replyTo"> = {};
+    if (opts.replyTo !== undefined) {
+      const target = this.core.findMessage(this.chat, opts.replyTo);
+      if (!target) throw new Error(`No message #${opts.replyTo} to reply to in chat ${this.chat.id}`);
+      place.replyTo = opts.replyTo;
+      if (target.threadId !== undefined) place.threadId = target.threadId;
+    }
+    if (opts.threadId !== undefined) {
+      const topic = this.chat.group?.topics.get(opts.threadId);
+      if (!topic || topic.deleted) throw new Error(`No topic ${opts.threadId} in chat ${this.chat.id}`);
+      place.threadId = opts.threadId;
+    }
+    return place;
   }
 
   private addUserMessage(
     fields: Record<string, unknown>,
     stored: Partial<StoredMessage> = {},
+    opts: SendOptions = {},
   ): StoredMessage {
     this.chat.started = true;
     const messageId = this.chat.nextMessageId;
+    const place = this.placement(opts);
     const raw: Record<string, unknown> = {
       message_id: messageId,
-      from: this.core.userObject(this.chat),
+      from: this.core.userObject(this.sender),
       chat: this.core.chatObject(this.chat),
       date: unixNow(),
+      ...this.core.placementFields(this.chat, place),
       ...fields,
     };
     const text =
@@ -62,6 +89,8 @@ export class Customer implements ChatUser {
     const message = this.core.addMessage(this.chat, {
       from: "user",
       ...(text !== undefined ? { text } : {}),
+      ...place,
+      ...(this.chat.group ? { senderId: this.sender.id } : {}),
       ...stored,
       raw,
     });
@@ -69,12 +98,16 @@ export class Customer implements ChatUser {
     return message;
   }
 
-  async sendText(text: string): Promise<void> {
+  async sendText(text: string, opts: SendOptions = {}): Promise<void> {
     const command = /^\/[A-Za-z0-9_]+(@[A-Za-z0-9_]+)?/.exec(text);
-    this.addUserMessage({
-      text,
-      ...(command ? { entities: [{ type: "bot_command", offset: 0, length: command[0].length }] } : {}),
-    });
+    this.addUserMessage(
+      {
+        text,
+        ...(command ? { entities: [{ type: "bot_command", offset: 0, length: command[0].length }] } : {}),
+      },
+      {},
+      opts,
+    );
   }
 
   /** Resolves with what `find` returns once it returns something, or rejects after `timeoutMs`. */
@@ -146,7 +179,7 @@ export class Customer implements ChatUser {
     this.core.enqueue({
       callback_query: {
         id,
-        from: this.core.userObject(this.chat),
+        from: this.core.userObject(this.sender),
         ...(message ? { message: this.core.toTelegramMessage(message) } : {}),
         chat_instance: String(this.chat.id * 7 + 1_000_000_000_000),
         data,
@@ -182,7 +215,7 @@ export class Customer implements ChatUser {
     this.core.enqueue({
       pre_checkout_query: {
         id: queryId,
-        from: this.core.userObject(this.chat),
+        from: this.core.userObject(this.sender),
         currency: invoice.currency,
         total_amount: invoice.totalAmount,
         invoice_payload: invoice.payload,
@@ -212,10 +245,10 @@ export class Customer implements ChatUser {
     return { ok: true };
   }
 
-  async sendUpdate(partial: Record<string, unknown>): Promise<void> {
+  async sendUpdate(partial: Record<string, unknown>, opts: SendOptions = {}): Promise<void> {
     const { message, ...rest } = partial;
     if (message && typeof message === "object") {
-      this.addUserMessage(message as Record<string, unknown>);
+      this.addUserMessage(message as Record<string, unknown>, {}, opts);
       return;
     }
     this.chat.started = true;
@@ -232,6 +265,7 @@ export class Customer implements ChatUser {
 
   /** Telegram tells the bot about a block or unblock with a my_chat_member update. */
   private setBlocked(blocked: boolean): void {
+    if (this.chat.group) throw new Error("a group member cannot block the bot; only a private chat can");
     if (this.chat.blocked === blocked) return;
     this.chat.blocked = blocked;
     if (!this.chat.started) return;

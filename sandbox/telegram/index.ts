@@ -12,9 +12,11 @@ export type {
   ChatMessage,
   ChatUser,
   EmulatorStats,
+  GroupChat,
   InvoiceInfo,
   RateLimits,
   RecordedCall,
+  SendOptions,
   TelegramEmulator,
   TelegramEmulatorOptions,
 } from "./types.js";

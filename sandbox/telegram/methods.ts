@@ -88,6 +88,37 @@ function checkLength(f: FormattedText, max: number, what: "text" | "caption"): v
     throw badRequest(what === "text" ? "message is too long" : "message caption is too long");
 }
 
+/**
+ * Where a bot message goes: `message_thread_id` (a live topic of a forum; in other chats it must
+ * name a thread that exists) and a reply (`reply_parameters` or the older `reply_to_message_id`).
+ */
+function placement(
+  core: EmulatorCore,
+  chat: ChatState,
+  p: Params,
+): Pick<StoredMessage, "threadId" | "replyTo"> {
+  const place: Pick<StoredMessage, "threadId" | "replyTo"> = {};
+  const threadId = optInt(p.message_thread_id);
+  if (threadId !== undefined) {
+    const topic = chat.group?.isForum ? chat.group.topics.get(threadId) : undefined;
+    if (!topic || topic.deleted) throw badRequest("message thread not found");
+    place.threadId = threadId;
+  }
+  const reply = jsonField(p.reply_parameters, "reply_parameters") as Record<string, unknown> | undefined;
+  const replyTo = optInt(reply?.message_id ?? p.reply_to_message_id);
+  if (replyTo !== undefined) {
+    const target = core.findMessage(chat, replyTo);
+    const lenient = bool(reply?.allow_sending_without_reply ?? p.allow_sending_without_reply);
+    if (target) {
+      place.replyTo = replyTo;
+      if (place.threadId === undefined && target.threadId !== undefined) place.threadId = target.threadId;
+    } else if (!lenient) {
+      throw badRequest("message to be replied not found");
+    }
+  }
+  return place;
+}
+
 function inlineOnly(markup: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   return markup?.inline_keyboard && inlineButtons(markup).length > 0 ? markup : undefined;
 }
@@ -225,6 +256,7 @@ function sendMedia(kind: string): Handler {
     checkLength(caption, 1024, "caption");
     const markup = validateReplyMarkup(p.reply_markup);
     const upload = value instanceof UploadedFile ? value : undefined;
+    const place = placement(core, chat, p);
     const fileId =
       typeof value === "string" ? value : upload ? `emulated-file:${upload.name}` : `emulated-${kind}`;
     const file = {
@@ -239,9 +271,31 @@ function sendMedia(kind: string): Handler {
       ...(upload ? { file: { name: upload.name, data: upload.data } } : {}),
       ...(caption.text !== "" ? caption : {}),
       replyMarkup: markup,
+      ...place,
     });
     return core.toTelegramMessage(stored);
   };
+}
+
+/** copyMessage / forwardMessage: the target chat, the source chat and message, where the copy goes. */
+function relayed(core: EmulatorCore, p: Params) {
+  const chat = core.chatFor(p.chat_id, { sending: true });
+  const from = core.chatFor(p.from_chat_id, { sending: false });
+  const source = core.findMessage(from, p.message_id);
+  if (!source) throw badRequest("message to copy not found");
+  if (source.invoice || source.successfulPayment || source.topicCreated !== undefined) {
+    throw badRequest("message can't be copied");
+  }
+  return { chat, from, source, place: placement(core, chat, p) };
+}
+
+/** A topic and its messages go away; sends into it fail from now on. */
+export function deleteTopic(core: EmulatorCore, chat: ChatState, threadId: number): void {
+  const topic = chat.group?.topics.get(threadId);
+  if (!topic) return;
+  topic.deleted = true;
+  for (const m of chat.messages) if (m.threadId === threadId) m.deleted = true;
+  core.changed(chat);
 }
 
 export const METHODS: Record<string, Handler> = {
@@ -312,9 +366,67 @@ export const METHODS: Record<string, Handler> = {
     const text = formatText(p.text, p.parse_mode, p.entities);
     checkLength(text, 4096, "text");
     const markup = validateReplyMarkup(p.reply_markup);
+    const place = placement(core, chat, p);
     core.takeSendToken(chat.id);
-    const stored = core.addMessage(chat, { from: "bot", ...text, replyMarkup: markup });
+    const stored = core.addMessage(chat, { from: "bot", ...text, replyMarkup: markup, ...place });
     return core.toTelegramMessage(stored);
+  },
+  copyMessage: (core, p) => {
+    const { chat, source, place } = relayed(core, p);
+    const caption =
+      p.caption === undefined ? undefined : formatText(p.caption, p.parse_mode, p.caption_entities);
+    if (caption && !source.media) throw badRequest("there is no caption in the message to copy");
+    core.takeSendToken(chat.id);
+    const stored = core.addMessage(chat, {
+      from: "bot",
+      ...(source.text !== undefined ? { text: source.text } : {}),
+      ...(source.entities ? { entities: structuredClone(source.entities) } : {}),
+      ...(source.media ? { media: structuredClone(source.media) } : {}),
+      ...(caption ?? {}),
+      replyMarkup: validateReplyMarkup(p.reply_markup),
+      ...place,
+    });
+    return { message_id: stored.messageId };
+  },
+  forwardMessage: (core, p) => {
+    const { chat, from, source, place } = relayed(core, p);
+    core.takeSendToken(chat.id);
+    const origin =
+      source.from === "bot"
+        ? { type: "user", sender_user: core.botUser(), date: source.date }
+        : {
+            type: "user",
+            sender_user: core.userObject(core.chats.get(source.senderId ?? from.id) ?? from),
+            date: source.date,
+          };
+    const stored = core.addMessage(chat, {
+      from: "bot",
+      ...(source.text !== undefined ? { text: source.text } : {}),
+      ...(source.entities ? { entities: structuredClone(source.entities) } : {}),
+      ...(source.media ? { media: structuredClone(source.media) } : {}),
+      forwardOrigin: origin,
+      ...place,
+    });
+    return core.toTelegramMessage(stored);
+  },
+  createForumTopic: (core, p) => {
+    const chat = core.chatFor(p.chat_id, { sending: true });
+    if (!chat.group?.isForum) throw badRequest("the chat is not a forum");
+    const name = typeof p.name === "string" ? p.name : "";
+    if (name.length < 1 || name.length > 128) throw badRequest("TOPIC_TITLE_EMPTY");
+    core.takeSendToken(chat.id);
+    // The topic's id is the id of the service message that opens it.
+    const threadId = chat.nextMessageId;
+    chat.group.topics.set(threadId, { name, deleted: false });
+    core.addMessage(chat, { from: "bot", topicCreated: name, threadId });
+    return { message_thread_id: threadId, name, icon_color: 7322096 };
+  },
+  deleteForumTopic: (core, p) => {
+    const chat = core.chatFor(p.chat_id, { sending: false });
+    const topic = chat.group?.isForum ? chat.group.topics.get(optInt(p.message_thread_id) ?? -1) : undefined;
+    if (!topic || topic.deleted) throw badRequest("TOPIC_ID_INVALID");
+    deleteTopic(core, chat, optInt(p.message_thread_id)!);
+    return true;
   },
   ...Object.fromEntries(Object.entries(MEDIA_METHODS).map(([method, kind]) => [method, sendMedia(kind)])),
   editMessageText: (core, p) => {

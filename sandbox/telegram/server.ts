@@ -3,9 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { EmulatorCore, scopeKey, unixNow } from "./core.js";
 import { Customer } from "./customer.js";
+import { Group } from "./group.js";
 import { ApiError, jsonField } from "./markup.js";
 import { METHOD_NAMES, METHODS, type Params, UploadedFile } from "./methods.js";
-import type { BotCommand, ChatUser, TelegramEmulator, TelegramEmulatorOptions } from "./types.js";
+import type { BotCommand, ChatUser, GroupChat, TelegramEmulator, TelegramEmulatorOptions } from "./types.js";
 import { createWebChat, type WebChat } from "./web/api.js";
 
 const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -88,6 +89,7 @@ class Emulator implements TelegramEmulator {
   readonly core: EmulatorCore;
   private readonly server = createServer((req, res) => void this.handle(req, res));
   private readonly customers = new Map<number, Customer>();
+  private readonly groups = new Map<number, Group>();
   private readonly deliveryAbort = new AbortController();
   private delivering = false;
   /** The web chat page and its JSON endpoints (GET /, /demo/api/*), served on the same port. */
@@ -260,6 +262,43 @@ class Emulator implements TelegramEmulator {
   }
 
   user(init: { id: number; username?: string; firstName?: string; languageCode?: string }): ChatUser {
+    this.userChat(init);
+    let customer = this.customers.get(init.id);
+    if (!customer) {
+      customer = new Customer(this.core, this.core.chats.get(init.id)!);
+      this.customers.set(init.id, customer);
+    }
+    return customer;
+  }
+
+  group(init: { id: number; title?: string; forum?: boolean }): GroupChat {
+    if (!(init.id < 0)) throw new Error("a group chat's id is negative");
+    let group = this.groups.get(init.id);
+    if (!group) {
+      const chat = {
+        id: init.id,
+        firstName: "",
+        started: true,
+        blocked: false,
+        nextMessageId: 1,
+        messages: [],
+        listeners: new Set<() => void>(),
+        group: {
+          title: init.title ?? "Shop operators",
+          isForum: init.forum ?? false,
+          members: new Set<number>(),
+          topics: new Map(),
+        },
+      };
+      this.core.chats.set(init.id, chat);
+      group = new Group(this.core, chat, (member) => this.userChat(member));
+      this.groups.set(init.id, group);
+    }
+    return group;
+  }
+
+  /** The private chat state of a user (created on the first call, not started). */
+  private userChat(init: { id: number; username?: string; firstName?: string; languageCode?: string }) {
     let chat = this.core.chats.get(init.id);
     if (!chat) {
       chat = {
@@ -276,12 +315,7 @@ class Emulator implements TelegramEmulator {
     if (init.firstName !== undefined) chat.firstName = init.firstName;
     if (init.username !== undefined) chat.username = init.username;
     if (init.languageCode !== undefined) chat.languageCode = init.languageCode;
-    let customer = this.customers.get(init.id);
-    if (!customer) {
-      customer = new Customer(this.core, chat);
-      this.customers.set(init.id, customer);
-    }
-    return customer;
+    return chat;
   }
 
   calls(method?: string) {

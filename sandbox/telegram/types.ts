@@ -57,6 +57,11 @@ export interface TelegramEmulator {
   /** Commands set for exactly this scope (default `{ type: "default" }`) and language ("" when omitted). */
   commands(scope?: object, languageCode?: string): BotCommand[];
   refunds(): { userId: number; chargeId: string }[];
+  /**
+   * A supergroup (id negative) the bot is an admin of, so it gets every member's message; created on
+   * the first call, with `forum: true` a forum with topics. Members are added with `member()`.
+   */
+  group(init: { id: number; title?: string; forum?: boolean }): GroupChat;
   /** Called whenever a chat gets a new message, an edit or a deletion; returns unsubscribe. */
   onChange(listener: (chatId: number) => void): () => void;
 }
@@ -87,6 +92,22 @@ export interface ChatMessage {
   deleted: boolean;
   date: number;
   successfulPayment?: unknown;
+  /** In a forum: the topic the message is in (none: General). */
+  threadId?: number;
+  /** The message it replies to. */
+  replyTo?: number;
+  /** In a group: the member who wrote it (user messages). */
+  senderId?: number;
+  /** A "topic created" service message: the topic's name. */
+  topicCreated?: string;
+  /** Forwarded by the bot (forwardMessage). */
+  forwarded?: boolean;
+}
+
+/** Where a message goes: a reply to one message, and in a forum a topic. */
+export interface SendOptions {
+  replyTo?: number;
+  threadId?: number;
 }
 
 export interface CallbackAnswer {
@@ -97,8 +118,11 @@ export interface CallbackAnswer {
 
 export interface ChatUser {
   id: number;
-  /** Adds a user message and its update; a leading "/command" carries a bot_command entity. */
-  sendText(text: string): Promise<void>;
+  /**
+   * Adds a user message and its update; a leading "/command" carries a bot_command entity. `replyTo`
+   * makes it a reply; in a forum group `threadId` puts it in that topic.
+   */
+  sendText(text: string, opts?: SendOptions): Promise<void>;
   /**
    * Presses the inline button with this label (exact text, or a RegExp) on the newest bot message having it
    * (or the given message), waiting up to `timeoutMs` (default 3 s) for it to appear; sends the
@@ -118,7 +142,7 @@ export interface ChatUser {
    */
   payInvoice(opts?: { messageId?: number; timeoutMs?: number }): Promise<{ ok: boolean; error?: string }>;
   /** Queues a raw update; a partial `message` gets message_id, from, chat and date filled in. */
-  sendUpdate(partial: Record<string, unknown>): Promise<void>;
+  sendUpdate(partial: Record<string, unknown>, opts?: SendOptions): Promise<void>;
   block(): void;
   unblock(): void;
   startChat(): void;
@@ -128,4 +152,24 @@ export interface ChatUser {
   waitFor(predicate: (msgs: ChatMessage[]) => boolean, timeoutMs?: number): Promise<ChatMessage[]>;
   waitForBotMessage(match: string | RegExp, timeoutMs?: number): Promise<ChatMessage>;
   buttons(messageId?: number): string[];
+}
+
+/** A group chat as its members see it. */
+export interface GroupChat {
+  id: number;
+  isForum: boolean;
+  /** A member of the group (joined on the first call): writes, replies and presses buttons there. */
+  member(init: { id: number; username?: string; firstName?: string; languageCode?: string }): ChatUser;
+  /** The forum's topics, in creation order. */
+  topics(): { threadId: number; name: string; deleted: boolean }[];
+  /** A member deletes a topic (and its messages): sends into it fail with "message thread not found". */
+  deleteTopic(threadId: number): void;
+  /** Everything in the group (or in one topic: `threadId`; 0 is General), as every member sees it. */
+  messages(threadId?: number): ChatMessage[];
+  waitFor(predicate: (msgs: ChatMessage[]) => boolean, timeoutMs?: number): Promise<ChatMessage[]>;
+  /** The newest bot message matching (in one topic with `threadId`). */
+  waitForBotMessage(
+    match: string | RegExp,
+    opts?: { threadId?: number; timeoutMs?: number },
+  ): Promise<ChatMessage>;
 }

@@ -19,6 +19,7 @@ export const CUSTOMER_COMMANDS = [
   "language",
   "cancel",
   "help",
+  "support",
   "paysupport",
 ] as const;
 /** Implemented by the operator features; listed only in operators' chats. */

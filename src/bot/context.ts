@@ -69,6 +69,11 @@ export interface SessionData {
   promoInput?: { orderId: string; at: number };
   /** An operator's broadcast being composed (features/broadcast.ts). */
   broadcastDraft?: BroadcastDraft;
+  /**
+   * The customer is writing to support (features/support.ts) since `at` (ms, renewed by each
+   * message); `sent` once a first message reached the operators.
+   */
+  support?: { at: number; sent?: boolean };
 }
 
 /**

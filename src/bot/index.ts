@@ -43,6 +43,7 @@ import { paymentsFeature } from "./features/payments.js";
 import { promoFeature } from "./features/promo.js";
 import { referralsFeature } from "./features/referrals.js";
 import { startFeature } from "./features/start.js";
+import { supportFeature } from "./features/support.js";
 import { topUpsFeature } from "./features/topups.js";
 import { unhandledFeature } from "./features/unhandled.js";
 import { forgetWalletInput, walletFeature } from "./features/wallet.js";
@@ -50,8 +51,11 @@ import { walletOperatorFeature } from "./features/wallet-operator.js";
 import { createI18n, supportedLocale, translator } from "./i18n.js";
 import { recordPolledPayments, trackUpdates } from "./lifecycle.js";
 import { createLanguageMenu } from "./menus/language.js";
+import { OperatorChat } from "./operator-chat.js";
 import { sessionKey } from "./redis-keys.js";
 import { WriteWhenChanged } from "./storage.js";
+import { SupportRelay } from "./support-relay.js";
+import { SupportStore } from "./support-store.js";
 import { TelegramHolds } from "./telegram-holds.js";
 import { createTelegramTransport, type TelegramTransport } from "./telegram-transport.js";
 
@@ -221,6 +225,34 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
       createConversation<BotContext, FlowContext>(builder, { id, maxMillisecondsToWait: FLOW_IDLE_MS }),
     );
   }
+
+  const supportStore = new SupportStore(redis, config.redisPrefix);
+  const group =
+    config.operatorChatId === undefined
+      ? undefined
+      : new OperatorChat({
+          api: bot.api,
+          redis,
+          chatId: config.operatorChatId,
+          prefix: config.redisPrefix,
+          logger,
+        });
+  guarded.use(
+    supportFeature({
+      config,
+      store: supportStore,
+      relay: new SupportRelay({
+        api: bot.api,
+        config,
+        logger,
+        redis,
+        orders: deps.orders,
+        i18n,
+        store: supportStore,
+        ...(group ? { group } : {}),
+      }),
+    }),
+  );
 
   const languageMenu = createLanguageMenu();
   guarded.use(languageMenu);

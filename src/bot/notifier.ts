@@ -8,7 +8,9 @@ import { renderCard, shortId } from "./format/card.js";
 import { renderFinal } from "./format/final.js";
 import { formatRub } from "./format/money.js";
 import { renderAlert } from "./format/operator-alerts.js";
+import { supportKeyboard } from "./format/support.js";
 import { createI18n, isLocale, translator } from "./i18n.js";
+import { OperatorChat } from "./operator-chat.js";
 import { sessionKey } from "./redis-keys.js";
 import {
   describeError,
@@ -21,7 +23,9 @@ import {
 /**
  * How the orders engine reaches customers and operators. Every method is safe to repeat:
  * an edit of an unchanged card is ignored, a card that cannot be edited is sent anew.
- * Pass `redis` to send operator alerts in the language each operator chose with /language.
+ * Pass `redis` to send operator alerts in the language each operator chose with /language; with
+ * OPERATOR_CHAT_ID (and `redis`) alerts go into the operators' group instead, in a forum one topic
+ * per alert kind.
  */
 export function createNotifier(deps: {
   api: Api;
@@ -31,6 +35,16 @@ export function createNotifier(deps: {
 }): Notifier {
   const { api, config, logger } = deps;
   const i18n = createI18n(config);
+  const group =
+    config.operatorChatId !== undefined && deps.redis
+      ? new OperatorChat({
+          api,
+          redis: deps.redis,
+          chatId: config.operatorChatId,
+          prefix: config.redisPrefix,
+          logger,
+        })
+      : undefined;
   const fmt = (locale: Locale) => ({
     t: translator(i18n, locale),
     locale,
@@ -72,9 +86,13 @@ export function createNotifier(deps: {
     },
 
     async sendFinal(order) {
-      await api.sendMessage(order.customer.chatId, renderFinal(order, fmt(order.customer.locale)), {
+      const f = fmt(order.customer.locale);
+      // An order that did not go through offers the way to the shop's support.
+      const troubled = order.state === "failed" || order.state === "rejected";
+      await api.sendMessage(order.customer.chatId, renderFinal(order, f), {
         parse_mode: "HTML",
         link_preview_options: { is_disabled: true },
+        ...(troubled ? { reply_markup: supportKeyboard(f.t) } : {}),
       });
     },
 
@@ -116,6 +134,26 @@ export function createNotifier(deps: {
 
     async alert(alert, order) {
       const short = order ? shortId(order.id) : alert.orderId ? shortId(alert.orderId) : undefined;
+      if (group) {
+        const locale = await operatorLocale(group.chatId);
+        const t = translator(i18n, locale);
+        const { text, reply_markup } = renderAlert(alert, order, t, locale);
+        try {
+          await group.send(
+            text,
+            { parse_mode: "HTML", reply_markup, link_preview_options: { is_disabled: true } },
+            { key: `alert:${alert.kind}`, name: t(`op-topic-alert-${alert.kind}`) },
+          );
+          return;
+        } catch (err) {
+          // The group cannot take it (the bot was removed, no right to make topics…): the
+          // operators get the alert in private rather than not at all.
+          logger.error(
+            { kind: alert.kind, order: short, reason: describeError(err) },
+            "operators' group refused an alert; sending it to each operator",
+          );
+        }
+      }
       await Promise.all(
         config.operatorIds.map(async (operatorId) => {
           const locale = await operatorLocale(operatorId);

@@ -9,6 +9,8 @@ const NOT_MODIFIED = /message is not modified/i;
 const CANNOT_EDIT = /message to edit not found|message can't be edited|message_id_invalid/i;
 const UNREACHABLE = /chat not found|bot was blocked|user is deactivated|bot can't initiate|forbidden/i;
 const ALREADY_REFUNDED = /CHARGE_ALREADY_REFUNDED/i;
+const TOPIC_GONE = /message thread not found|TOPIC_DELETED|TOPIC_ID_INVALID/i;
+const NOT_A_FORUM = /not a forum|CHAT_NOT_FORUM/i;
 
 /** Telegram's description of a failed call, else the error's message. */
 export function describeError(err: unknown): string {
@@ -33,4 +35,14 @@ export function isUnreachable(err: unknown): boolean {
 /** A Stars refund that was already made (what a repeat after a crash looks like). */
 export function isAlreadyRefunded(err: unknown): boolean {
   return ALREADY_REFUNDED.test(describeError(err));
+}
+
+/** A forum topic that was deleted (sends into it fail): make a new one. */
+export function isTopicGone(err: unknown): boolean {
+  return TOPIC_GONE.test(describeError(err));
+}
+
+/** The group is not (or no longer) a forum: it has no topics. */
+export function isNotForum(err: unknown): boolean {
+  return NOT_A_FORUM.test(describeError(err));
 }

@@ -23,18 +23,19 @@ export async function noteResellerError(ctx: EngineContext, err: ResellerApiErro
   }).catch((e) => ctx.log.error({ err: e }, "reseller auth alert failed"));
 }
 
+/** Records a deposit read; products paused for want of it come back as soon as it covers them again. */
+export async function noteDeposit(ctx: EngineContext, balanceRub: number): Promise<void> {
+  const resumed = await ctx.deposit.noteDeposit(rubToKopecks(balanceRub));
+  for (const kind of resumed) {
+    ctx.log.info({ kind, balanceRub }, "product resumed: the deposit covers it again");
+    await sendAlert(ctx, { kind: "product_resumed", details: { product: kind, balanceRub } });
+  }
+}
+
 /** Reads the deposit and warns the operators when it is below LOW_BALANCE_RUB, with the last 7 days' spending (for the runway). */
 export async function checkBalance(ctx: EngineContext): Promise<void> {
   const balance = await ctx.reseller.balance();
-  // Products paused for want of deposit come back as soon as it covers them again.
-  const resumed = await ctx.deposit.noteDeposit(rubToKopecks(balance.balanceRub));
-  for (const kind of resumed) {
-    ctx.log.info({ kind, balanceRub: balance.balanceRub }, "product resumed: the deposit covers it again");
-    await sendAlert(ctx, {
-      kind: "product_resumed",
-      details: { product: kind, balanceRub: balance.balanceRub },
-    });
-  }
+  await noteDeposit(ctx, balance.balanceRub);
   if (balance.balanceRub < ctx.config.lowBalanceRub) {
     // The runway forecast needs the last days' spending; the alert goes out without it when unread.
     const spending = await recentSpending(ctx.store, ctx.now()).catch((err) => {

@@ -1,7 +1,7 @@
 import { ResellerApiError, ResellerValidationError } from "../reseller/errors.js";
 import { validateCreateOrderRequest } from "../reseller/requests.js";
 import type { CreateOrderRequest, ResellerClient } from "../reseller/types.js";
-import { noteResellerError, sendAlert } from "./alerts.js";
+import { noteDeposit, noteResellerError, sendAlert } from "./alerts.js";
 import { type EngineContext, noteTransition, transition } from "./context.js";
 import { ProductPausedError } from "./deposit-guard.js";
 import { encodeJob } from "./jobs.js";
@@ -67,7 +67,7 @@ async function callCreate(ctx: EngineContext, order: Order, settings?: PriceSett
     throw err;
   }
   const wholesaleKopecks = rubToKopecks(created.totalToPayRub);
-  if (!(await ctx.deposit.covers(wholesaleKopecks))) await refuseForDeposit(ctx, order, wholesaleKopecks);
+  if (!(await depositCovers(ctx, wholesaleKopecks))) await refuseForDeposit(ctx, order, wholesaleKopecks);
   // Read afresh (unless the quote just did): the price an operator set a moment ago in any process is the one charged.
   const current = settings ?? (await ctx.prices.current());
   const priceKopecks = pricedBy(wholesaleKopecks, ruleFor(current, order.item.kind, itemRef(order.item)));
@@ -84,6 +84,19 @@ async function callCreate(ctx: EngineContext, order: Order, settings?: PriceSett
   const result = res.order ?? (await ctx.store.get(order.id));
   if (!result) throw new Error(`order ${order.id} vanished`);
   return result;
+}
+
+/**
+ * Whether the deposit covers a wholesale price: the last deposit read says so, or, when it says
+ * not, the deposit read afresh (it may have been topped up since). An unreadable deposit is taken
+ * to cover it: `pay` decides then.
+ */
+async function depositCovers(ctx: EngineContext, wholesaleKopecks: number): Promise<boolean> {
+  if (await ctx.deposit.covers(wholesaleKopecks)) return true;
+  const fresh = await ctx.reseller.balance().catch(() => null);
+  if (!fresh) return true;
+  await noteDeposit(ctx, fresh.balanceRub);
+  return rubToKopecks(fresh.balanceRub) >= wholesaleKopecks;
 }
 
 /**

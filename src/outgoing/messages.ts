@@ -29,7 +29,10 @@ export const PRIORITY: Readonly<Record<OutgoingKind, number>> = {
   bcast: 3,
 };
 
-/** Alerts share one pace: they go to every operator at once. */
+/**
+ * Alerts share one pace: they go to every operator at once, or into the operators' group
+ * (OPERATOR_CHAT_ID), whose slower pace the queue gives this chat (OutgoingPace.operatorsIntervalMs).
+ */
 export const OPERATORS_CHAT = "ops";
 
 export function encodeMessage(m: OutgoingMessage): string {

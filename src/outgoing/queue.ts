@@ -21,7 +21,15 @@ export interface OutgoingPace {
   globalPerSecond: number;
   /** Sends per second into one chat. */
   chatPerSecond: number;
+  /**
+   * Milliseconds between two alerts (the `ops` chat); by default a chat's interval. Alerts into
+   * one operators' group go slower: Telegram takes about 20 messages a minute into a group.
+   */
+  operatorsIntervalMs?: number;
 }
+
+/** Alerts into an operators' group: about 20 a minute. */
+export const GROUP_CHAT_INTERVAL_MS = 3000;
 
 /** Telegram's limits: about 30/s overall, about 1/s per chat. */
 export const DEFAULT_PACE: OutgoingPace = { globalPerSecond: 30, chatPerSecond: 1 };
@@ -112,6 +120,7 @@ export class OutgoingQueue {
       opts.horizonMs,
       opts.housekeeping ? "1" : "0",
       Math.max(1, opts.max),
+      this.pace.operatorsIntervalMs ?? Math.ceil(1000 / this.pace.chatPerSecond),
     )) as (string | number)[];
     const count = Number(reply[0]);
     const taken: TakeResult["taken"] = [];

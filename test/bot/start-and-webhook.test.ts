@@ -59,6 +59,7 @@ describe("starting the bot", () => {
       "language",
       "cancel",
       "help",
+      "support",
       "paysupport",
     ]);
     expect((en.commands as { description: string }[])[1]?.description).toBe("My orders");

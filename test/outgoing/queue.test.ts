@@ -104,6 +104,26 @@ describe("the outgoing queue", () => {
     expect(second.wakeMs).toBeGreaterThanOrEqual(700);
   });
 
+  it("paces alerts into an operators' group at the group's interval, other chats at theirs", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 10, chatPerSecond: 1, operatorsIntervalMs: 3000 },
+    });
+    const alert = (orderId: string): OutgoingMessage => ({ kind: "alert", alert: "stuck", orderId });
+    await q.enqueue(alert("a1"));
+    await q.enqueue(alert("a2"));
+    const first = await take(q);
+    expect(first.taken.map((t) => t.member)).toEqual([encodeMessage(alert("a1"))]);
+    // The next alert waits for the group's three seconds.
+    expect(first.wakeMs).toBeGreaterThanOrEqual(2500);
+
+    // A customer's chat keeps its second.
+    await q.enqueue(final(1));
+    await q.enqueue(final(1, "o1b"));
+    const customer = await take(q);
+    expect(customer.taken.map((t) => t.member)).toEqual([encodeMessage(final(1))]);
+    expect(customer.wakeMs).toBeLessThan(1500);
+  });
+
   it("takes a batch of messages in one call, no more than the horizon holds, and says when to take again", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"), {
       pace: { globalPerSecond: 10, chatPerSecond: 1 },

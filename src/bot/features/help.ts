@@ -2,7 +2,7 @@ import { Composer } from "grammy";
 import type { BotContext } from "../context.js";
 import { escapeHtml } from "../format/html.js";
 
-/** /help and /paysupport (Telegram expects the latter from bots that take Stars). */
+/** /help. (/paysupport, which Telegram expects from bots that take Stars, leads to support: features/support.ts.) */
 export function helpFeature(): Composer<BotContext> {
   const c = new Composer<BotContext>();
   const contact = (ctx: BotContext) => {
@@ -10,8 +10,5 @@ export function helpFeature(): Composer<BotContext> {
     return s ? ctx.t("support-contact", { contact: escapeHtml(s) }) : ctx.t("support-no-contact");
   };
   c.command("help", (ctx) => ctx.reply(`${ctx.t("help-text")}\n\n${contact(ctx)}`, { parse_mode: "HTML" }));
-  c.command("paysupport", (ctx) =>
-    ctx.reply(`${ctx.t("paysupport-text")}\n\n${contact(ctx)}`, { parse_mode: "HTML" }),
-  );
   return c;
 }

@@ -27,7 +27,8 @@ import { isCannotEdit, isNotModified } from "../telegram-errors.js";
 import { localeOf, tOf } from "./shared.js";
 
 export interface OperatorFeatureDeps {
-  config: Pick<Config, "operatorIds" | "lowBalanceRub" | "defaultLocale">;
+  config: Pick<Config, "operatorIds" | "lowBalanceRub" | "defaultLocale"> &
+    Partial<Pick<Config, "operatorChatId">>;
   logger: Logger;
   orders: OrdersApi;
   reseller: Pick<ResellerClient, "balance">;
@@ -51,7 +52,7 @@ const ANSWER_MAX = 200;
 /**
  * The operators' tools: /balance, /orders (all orders, filters, paging), /order <id> and the
  * detail card with its actions, /stats. Everything answers only users in OPERATOR_IDS, in a
- * private chat. For anyone else updates pass through untouched (a customer's /balance reaches
+ * private chat or in the operators' group (OPERATOR_CHAT_ID), where alerts and their buttons are. For anyone else updates pass through untouched (a customer's /balance reaches
  * the ordinary unknown-command answer, a customer's /orders their own list), and operator
  * buttons (`op:<letter>…`, crafted or not) are answered with an empty callback answer and do
  * nothing.
@@ -68,16 +69,22 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
 
   const root = new Composer<BotContext>();
 
+  /** The operators' group (OPERATOR_CHAT_ID): alerts land there, and anyone in it may see their buttons. */
+  const inOperatorsGroup = (ctx: BotContext) =>
+    config.operatorChatId !== undefined && ctx.chat?.id === config.operatorChatId;
+
   root.callbackQuery(OPERATOR_CALLBACK, async (ctx, next) => {
     if (isOperator(ctx)) return next();
     log.warn(
       { userId: ctx.from.id, data: ctx.callbackQuery.data.slice(0, 64) },
       "operator button from a non-operator",
     );
-    await ctx.answerCallbackQuery().catch(() => undefined);
+    // In the group, a member who is no operator is told why nothing happens.
+    const text = inOperatorsGroup(ctx) ? ctx.t("op-not-operator") : undefined;
+    await ctx.answerCallbackQuery(text ? { text, show_alert: true } : undefined).catch(() => undefined);
   });
 
-  const op = root.filter((ctx) => isOperator(ctx) && ctx.chat?.type === "private");
+  const op = root.filter((ctx) => isOperator(ctx) && (ctx.chat?.type === "private" || inOperatorsGroup(ctx)));
 
   // ---------- helpers ----------
 

@@ -54,6 +54,8 @@ export const CB = {
    * drop the draft; while it runs `bc:p:<id>` pause, `bc:r:<id>` resume, `bc:c:<id>` cancel.
    */
   broadcast: "bc:",
+  /** Write to the shop's support (features/support.ts): `sp`. */
+  support: "sp",
 } as const;
 
 /** The rails a wallet can be topped up on: every payment rail but the wallet itself and `direct`. */

@@ -19,6 +19,7 @@
   ARGV[5]  horizon (ms): reserve no slot further ahead than this
   ARGV[6]  '1' to do housekeeping first (offer expired leases again, forget idle chats)
   ARGV[7]  how many messages to take, at most
+  ARGV[8]  chat interval (ms) of the operators' chat `ops` (a group takes fewer messages a minute)
 
   Reply: { n, wake, message 1, wait 1, lease end 1, …, message n, wait n, lease end n }: the n
   messages taken, each with the ms until its slot and its lease's end (ms, Redis clock: the
@@ -34,6 +35,7 @@ local chatMs = tonumber(ARGV[3])
 local scan = tonumber(ARGV[4])
 local horizon = tonumber(ARGV[5])
 local most = tonumber(ARGV[7])
+local opsMs = tonumber(ARGV[8] or ARGV[3])
 
 -- Priorities by message kind, as in src/outgoing/messages.ts.
 local PRIORITY = { final = 0, topup = 0, alert = 1, card = 2, referral = 2, bcast = 3 }
@@ -85,7 +87,7 @@ for i, m in ipairs(entries) do
     reply[#reply + 1] = slot - now
     reply[#reply + 1] = slot + leaseMs
     if chatNext[chat] == nil then chatOrder[#chatOrder + 1] = chat end
-    chatNext[chat] = slot + chatMs
+    chatNext[chat] = slot + (chat == 'ops' and opsMs or chatMs)
     slot = slot + globalMs
   elseif blockedUntil == nil or free < blockedUntil then
     blockedUntil = free
