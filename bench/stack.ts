@@ -191,13 +191,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...opts.extraEnv,
   };
   // Loaded only here: the TypeScript compiler is heavy and the drills never need it.
+  // BENCH_BOT_NODE_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=prof") profiles the bot under the same load.
+  const profiling = (process.env.BENCH_BOT_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
+  const base = [...profiling, ...(opts.botArgs ?? PRODUCTION_ARGS)];
   const args = opts.probe
-    ? [
-        "--import",
-        (await import("./compile.js")).compileForNode("./redis-probe.ts"),
-        ...(opts.botArgs ?? PRODUCTION_ARGS),
-      ]
-    : opts.botArgs;
+    ? ["--import", (await import("./compile.js")).compileForNode("./redis-probe.ts"), ...base]
+    : profiling.length > 0
+      ? base
+      : opts.botArgs;
   const bot = await startBotProcess(env, httpPort, args, { onOutput: opts.onBotOutput, ipc: opts.probe });
   const silent = createLogger({ level: "silent" });
   const reseller = createResellerClient({ baseUrl: sandbox.url, apiKey: API_KEY, logger: silent });
