@@ -1,22 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, createConfig, secretsOf } from "../../src/config.js";
+import { createConfig, secretsOf } from "../../src/config.js";
+import { minimalEnv as base, problemsOf } from "../helpers/config-env.js";
 
-const base: Record<string, string> = {
-  BOT_TOKEN: "123:abc",
-  RESELLER_API_URL: "https://reseller.example.com",
-  RESELLER_API_KEY: "key",
-  OPERATOR_IDS: "1",
-};
-
-function problems(env: Record<string, string>): Record<string, string> {
-  try {
-    createConfig({ ...base, ...env });
-    return {};
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return Object.fromEntries(err.problems.map((p) => [p.variable, p.message]));
-  }
-}
+const problems = (env: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(problemsOf({ ...base, ...env }));
 
 describe("CHECKOUT, a list of rails", () => {
   it("keeps the rails in the order given, case and spaces aside", () => {

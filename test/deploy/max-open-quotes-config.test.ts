@@ -1,22 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, createConfig } from "../../src/config.js";
-
-const minimalEnv: Record<string, string> = {
-  BOT_TOKEN: "123:abc",
-  RESELLER_API_URL: "https://reseller.example.com",
-  RESELLER_API_KEY: "key",
-  OPERATOR_IDS: "1",
-};
-
-function problemsOf(env: Record<string, string>): Map<string, string> {
-  try {
-    createConfig(env);
-    return new Map();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return new Map(err.problems.map((p) => [p.variable, p.message]));
-  }
-}
+import { minimalEnv, problemsOf } from "../helpers/config-env.js";
 
 describe("MAX_OPEN_QUOTES", () => {
   it("is 3 when unset or empty", () => {
