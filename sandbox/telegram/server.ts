@@ -101,7 +101,11 @@ class Emulator implements TelegramEmulator {
       botUsername: opts.botUsername ?? "shop_test_bot",
       ...(opts.rateLimits !== undefined ? { rateLimits: opts.rateLimits } : {}),
     });
-    this.web = createWebChat({ core: this.core, user: (init) => this.user(init) });
+    this.web = createWebChat({
+      core: this.core,
+      user: (init) => this.user(init),
+      member: (groupId, init) => this.groups.get(groupId)?.member(init),
+    });
   }
 
   async listen(): Promise<void> {

@@ -3,6 +3,10 @@
  * (/demo/api/*), served on the emulator's own port. A person (or a browser test) acts as a simulated
  * user: reads the chat, writes to the bot, presses inline buttons and pays invoices.
  *
+ * A group chat of the emulator (`emulator.group(...)`, e.g. the operators' forum) is shown too: its topics
+ * and messages (GET /demo/api/group), and a member writes in a topic, replies and presses buttons there
+ * (`group` in /demo/api/send and /demo/api/press); only the group's members may act in it.
+ *
  * The endpoints act as any user id they are given; the emulator binds to 127.0.0.1 by default and the
  * page is meant for a local demo, never for a public address. Cross-origin requests are refused.
  */
@@ -53,6 +57,30 @@ export interface WebChatMessage {
   payment?: { currency: string; totalAmount: number; refunded: boolean };
   /** Inline keyboard rows. */
   keyboard?: WebChatButton[][];
+  /** In a forum group: the topic the message is in (none: General). */
+  threadId?: number;
+  /** The message this one replies to. */
+  replyTo?: number;
+  /** In a group: the member who wrote a user message (first name). */
+  sender?: string;
+  /** A "topic created" service message: the topic's name. */
+  topicCreated?: string;
+}
+
+/** A group chat the page can show, as /demo/api/config lists it. */
+export interface WebChatGroupInfo {
+  id: number;
+  title: string;
+  isForum: boolean;
+}
+
+/** A group chat as the page shows it: every message (each with its topic) and the live topics. */
+export interface WebChatGroupSnapshot {
+  group: WebChatGroupInfo;
+  bot: { id: number; username: string; firstName: string };
+  /** Live forum topics in creation order; General (0) is not listed. */
+  topics: { threadId: number; name: string }[];
+  messages: WebChatMessage[];
 }
 
 export interface WebChatSnapshot {
@@ -68,6 +96,8 @@ export interface WebChatSnapshot {
 export interface WebChatDeps {
   core: EmulatorCore;
   user(init: { id: number; username?: string; firstName?: string; languageCode?: string }): ChatUser;
+  /** A member of a group chat the emulator knows (joins it); undefined when there is no such group. */
+  member?(groupId: number, init: { id: number }): ChatUser | undefined;
 }
 
 export interface WebChat {
@@ -125,6 +155,14 @@ function positiveId(value: unknown, field: string): number {
   const n = typeof value === "string" && /^\d{1,15}$/.test(value) ? Number(value) : value;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0) {
     throw new HttpError(400, `${field} must be a positive whole number`);
+  }
+  return n;
+}
+
+function groupId(value: unknown): number {
+  const n = typeof value === "string" && /^-\d{1,15}$/.test(value) ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n >= 0) {
+    throw new HttpError(400, "group must be a group chat id (a negative whole number)");
   }
   return n;
 }
@@ -200,6 +238,12 @@ function toWebMessage(m: StoredMessage, paidPayloads: Set<string>, core: Emulato
         }
       : {}),
     ...(keyboard ? { keyboard } : {}),
+    ...(m.threadId !== undefined ? { threadId: m.threadId } : {}),
+    ...(m.replyTo !== undefined ? { replyTo: m.replyTo } : {}),
+    ...(m.senderId !== undefined
+      ? { sender: core.chats.get(m.senderId)?.firstName ?? `User ${m.senderId}` }
+      : {}),
+    ...(m.topicCreated !== undefined ? { topicCreated: m.topicCreated } : {}),
   };
 }
 
@@ -274,6 +318,68 @@ export function createWebChat(deps: WebChatDeps): WebChat {
     };
   };
 
+  const groupInfo = (chat: ChatState): WebChatGroupInfo => ({
+    id: chat.id,
+    title: chat.group?.title ?? "",
+    isForum: chat.group?.isForum ?? false,
+  });
+  const groups = (): WebChatGroupInfo[] =>
+    [...core.chats.values()].filter((c) => c.group !== undefined).map(groupInfo);
+
+  /** A group chat the emulator knows, or 404. */
+  const groupOf = (id: number): ChatState => {
+    const chat = core.chats.get(id);
+    if (!chat?.group) throw new HttpError(404, `there is no group chat ${id}`);
+    return chat;
+  };
+
+  /** The group and the member acting in it; only members may write or press there. */
+  const memberOf = (body: Record<string, unknown>, userId: number): { chat: ChatState; member: ChatUser } => {
+    const chat = groupOf(groupId(body.group));
+    if (!chat.group?.members.has(userId)) {
+      throw new HttpError(403, `user ${userId} is not a member of the group ${chat.id}`);
+    }
+    const member = deps.member?.(chat.id, { id: userId });
+    if (!member) throw new HttpError(404, `there is no group chat ${chat.id}`);
+    return { chat, member };
+  };
+
+  const groupSnapshot = (chat: ChatState): WebChatGroupSnapshot => {
+    const bot = core.botUser();
+    const topics = [...(chat.group?.topics ?? new Map<number, { name: string; deleted: boolean }>())]
+      .filter(([, t]) => !t.deleted)
+      .map(([threadId, t]) => ({ threadId, name: t.name }));
+    return {
+      group: groupInfo(chat),
+      bot: { id: core.botId, username: core.botUsername, firstName: String(bot.first_name) },
+      topics,
+      messages: chat.messages.filter((m) => !m.deleted).map((m) => toWebMessage(m, new Set(), core)),
+    };
+  };
+
+  /** Where a member's message goes in a group: a topic and/or a reply, both checked before anything is sent. */
+  const placement = (chat: ChatState, body: Record<string, unknown>) => {
+    const place: { threadId?: number; replyTo?: number } = {};
+    if (body.threadId !== undefined && body.threadId !== null && body.threadId !== 0) {
+      const threadId = positiveId(body.threadId, "threadId");
+      const topic = chat.group?.topics.get(threadId);
+      if (!chat.group?.isForum || !topic || topic.deleted) {
+        throw new HttpError(404, `there is no topic ${threadId} in the group ${chat.id}`);
+      }
+      place.threadId = threadId;
+    }
+    if (body.replyTo !== undefined && body.replyTo !== null) {
+      const replyTo = positiveId(body.replyTo, "replyTo");
+      const target = chat.messages.find((m) => m.messageId === replyTo && !m.deleted);
+      if (!target) throw new HttpError(404, `there is no message ${replyTo} in the group ${chat.id}`);
+      if (place.threadId !== undefined && (target.threadId ?? 0) !== place.threadId) {
+        throw new HttpError(400, `message ${replyTo} is not in topic ${place.threadId}`);
+      }
+      place.replyTo = replyTo;
+    }
+    return place;
+  };
+
   const sendText = async (body: Record<string, unknown>) => {
     const userId = positiveId(body.user, "user");
     const lang = optionalLanguage(body.lang);
@@ -281,6 +387,13 @@ export function createWebChat(deps: WebChatDeps): WebChat {
       throw new HttpError(400, "text must be a non-empty string");
     if (body.text.length > MAX_TEXT_CHARS)
       throw new HttpError(400, `text is longer than ${MAX_TEXT_CHARS} characters`);
+    if (body.group !== undefined) {
+      const { chat, member } = memberOf(body, userId);
+      const place = placement(chat, body);
+      chatOf(userId, lang);
+      await member.sendText(body.text, place);
+      return { ok: true };
+    }
     chatOf(userId, lang);
     await deps.user({ id: userId }).sendText(body.text);
     return { ok: true };
@@ -295,16 +408,17 @@ export function createWebChat(deps: WebChatDeps): WebChat {
     const bytes = typeof data === "string" ? Buffer.byteLength(data, "utf8") : 0;
     if (typeof data !== "string" || bytes < 1 || bytes > 64)
       throw new HttpError(400, "data must be 1-64 bytes of text");
-    const chat = chatOf(userId, lang);
+    const chat = body.group !== undefined ? memberOf(body, userId).chat : chatOf(userId, lang);
     const message = chat.messages.find((m) => m.messageId === messageId && m.from === "bot" && !m.deleted);
-    if (!message) throw new HttpError(404, `there is no bot message ${messageId} in chat ${userId}`);
+    if (!message) throw new HttpError(404, `there is no bot message ${messageId} in chat ${chat.id}`);
+    const user = chatOf(userId, lang);
     chat.started = true;
     const queryId = core.newQueryId();
     const waiting = core.waitForAnswer(core.callbackQueries, queryId, userId, ANSWER_TIMEOUT_MS);
     core.enqueue({
       callback_query: {
         id: queryId,
-        from: core.userObject(chat),
+        from: core.userObject(user),
         message: core.toTelegramMessage(message),
         chat_instance: String(chat.id * 7 + 1_000_000_000_000),
         data,
@@ -334,8 +448,10 @@ export function createWebChat(deps: WebChatDeps): WebChat {
     return result.ok ? { ok: true } : { ok: false, error: result.error ?? "the bot declined the payment" };
   };
 
-  const events = (res: ServerResponse, userId: number) => {
-    const chat = chatOf(userId);
+  /** Server-sent events: the chat's snapshot at once and after every change (a user's chat, or a group's). */
+  const events = (res: ServerResponse, chatId: number) => {
+    const chat = chatId < 0 ? groupOf(chatId) : chatOf(chatId);
+    const current = () => (chat.group ? groupSnapshot(chat) : snapshot(chat));
     res.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-store, no-transform",
@@ -346,10 +462,10 @@ export function createWebChat(deps: WebChatDeps): WebChat {
     let timer: NodeJS.Timeout | undefined;
     const push = () => {
       timer = undefined;
-      if (!res.writableEnded) res.write(`event: chat\ndata: ${JSON.stringify(snapshot(chat))}\n\n`);
+      if (!res.writableEnded) res.write(`event: chat\ndata: ${JSON.stringify(current())}\n\n`);
     };
-    const listener = (chatId: number) => {
-      if (chatId === userId && timer === undefined) timer = setTimeout(push, COALESCE_MS);
+    const listener = (changed: number) => {
+      if (changed === chatId && timer === undefined) timer = setTimeout(push, COALESCE_MS);
     };
     core.changeListeners.add(listener);
     const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
@@ -370,7 +486,7 @@ export function createWebChat(deps: WebChatDeps): WebChat {
     if (crossOrigin(req)) throw new HttpError(403, "requests from other sites are not accepted");
     const route = url.pathname.slice("/demo/api/".length).replace(/\/$/, "");
     const method = req.method ?? "GET";
-    const getRoutes = ["config", "chat", "events"];
+    const getRoutes = ["config", "chat", "events", "group"];
     const postRoutes: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
       send: sendText,
       press,
@@ -383,7 +499,16 @@ export function createWebChat(deps: WebChatDeps): WebChat {
         json(res, 200, {
           bot: { id: core.botId, username: core.botUsername, firstName: String(bot.first_name) },
           identities: WEB_CHAT_IDENTITIES,
+          groups: groups(),
         });
+        return;
+      }
+      if (route === "group") {
+        json(res, 200, groupSnapshot(groupOf(groupId(url.searchParams.get("id") ?? undefined))));
+        return;
+      }
+      if (route === "events" && url.searchParams.has("group")) {
+        events(res, groupOf(groupId(url.searchParams.get("group") ?? undefined)).id);
         return;
       }
       const userId = positiveId(url.searchParams.get("user") ?? undefined, "user");
