@@ -1,6 +1,9 @@
 /**
  * The web chat page: one self-contained HTML document (inline CSS and JavaScript, no external
  * resources, no build step) that looks like a Telegram chat. The script talks only to /demo/api/*.
+ * Besides the customer's and the operator's private chats it shows a group chat of the emulator (the
+ * operators' forum): a topic bar, the messages of the chosen topic, Reply on each message, and the
+ * composer writing into the topic as the operator.
  *
  * Bot text is never inserted as markup: HTML messages are parsed into an inert document and rebuilt
  * from a whitelist of Telegram's formatting tags, everything else becomes text nodes. The page is
@@ -136,6 +139,31 @@ main.chat { flex: 1; overflow-y: auto; padding: 10px 12px 12px; }
 .alert-box { background: #fff; border-radius: 12px; padding: 18px 20px 12px; max-width: 340px; box-shadow: 0 6px 24px rgba(0,0,0,.3); }
 .alert-box p { margin: 0 0 12px; white-space: pre-wrap; }
 .alert-box button { float: right; border: 0; background: none; color: #3390ec; font: inherit; font-weight: 600; cursor: pointer; padding: 4px 8px; }
+.topics {
+  display: flex; gap: 6px; padding: 6px 10px; background: #fff; border-bottom: 1px solid #dfe1e5; overflow-x: auto;
+}
+.topics button {
+  flex: none; border: 1px solid #c9cdd2; background: #fff; border-radius: 14px; padding: 4px 10px; font: inherit;
+  font-size: 13px; cursor: pointer; white-space: nowrap;
+}
+.topics button[aria-pressed="true"] { background: #3390ec; border-color: #3390ec; color: #fff; }
+.topics button small { opacity: .7; margin-left: 4px; }
+.sender { font-size: 13px; font-weight: 600; color: #3390ec; }
+.quote {
+  border-left: 3px solid #3390ec; padding: 0 6px; margin: 2px 0 4px; font-size: 13px; color: #4d5156;
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 320px;
+}
+.reply-action {
+  align-self: flex-start; border: 0; background: none; color: #2b5d3a; font: inherit; font-size: 12px;
+  padding: 2px 6px; cursor: pointer;
+}
+.row.user .reply-action { align-self: flex-end; }
+.replying {
+  display: flex; align-items: center; gap: 8px; padding: 6px 12px; background: #fff; border-top: 1px solid #dfe1e5;
+  font-size: 13px; color: #4d5156;
+}
+.replying span { flex: 1; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; border-left: 3px solid #3390ec; padding-left: 6px; }
+.replying button { border: 0; background: none; font: inherit; color: #707579; cursor: pointer; }
 [hidden] { display: none !important; }
 `;
 
@@ -145,15 +173,22 @@ const SCRIPT = String.raw`
 
   var UI = {
     en: {
-      customer: "Customer", operator: "Operator", language: "Language", bot: "bot", connecting: "connecting\u2026",
+      customer: "Customer", operator: "Operator (private)", group: "Operators' group", language: "Language", bot: "bot", connecting: "connecting\u2026",
       offline: "emulator not reachable \u2014 retrying\u2026", message: "Message", send: "Send", start: "START",
       menu: "Menu", edited: "edited", invoice: "Invoice", paid: "You paid", paidButton: "\u2713 Paid", refunded: "refunded", payFailed: "Payment failed: ",
       noAnswer: "The bot did not answer the button press.", empty: "Press START to talk to the shop bot.",
       banner: "Offline demo: Telegram, the reseller and payments are simulated on this computer. Nothing real is charged.",
-      error: "Error: "
+      error: "Error: ", general: "General", reply: "Reply", replyingTo: "Replying to: ", topicCreated: "Topic created: ",
+      emptyTopic: "No messages in this topic yet.", groupStatus: "group \u00b7 you write as ", cancelReply: "Cancel reply"
     },
     ru: {
-      customer: "\u041f\u043e\u043a\u0443\u043f\u0430\u0442\u0435\u043b\u044c", operator: "\u041e\u043f\u0435\u0440\u0430\u0442\u043e\u0440",
+      customer: "\u041f\u043e\u043a\u0443\u043f\u0430\u0442\u0435\u043b\u044c", operator: "\u041e\u043f\u0435\u0440\u0430\u0442\u043e\u0440 (\u043b\u0438\u0447\u043d\u043e)",
+      group: "\u0413\u0440\u0443\u043f\u043f\u0430 \u043e\u043f\u0435\u0440\u0430\u0442\u043e\u0440\u043e\u0432",
+      general: "\u041e\u0431\u0449\u0438\u0439", reply: "\u041e\u0442\u0432\u0435\u0442\u0438\u0442\u044c",
+      replyingTo: "\u041e\u0442\u0432\u0435\u0442 \u043d\u0430: ", topicCreated: "\u0421\u043e\u0437\u0434\u0430\u043d\u0430 \u0442\u0435\u043c\u0430: ",
+      emptyTopic: "\u0412 \u044d\u0442\u043e\u0439 \u0442\u0435\u043c\u0435 \u043f\u043e\u043a\u0430 \u043d\u0435\u0442 \u0441\u043e\u043e\u0431\u0449\u0435\u043d\u0438\u0439.",
+      groupStatus: "\u0433\u0440\u0443\u043f\u043f\u0430 \u00b7 \u0432\u044b \u043f\u0438\u0448\u0435\u0442\u0435 \u043a\u0430\u043a ",
+      cancelReply: "\u041e\u0442\u043c\u0435\u043d\u0438\u0442\u044c \u043e\u0442\u0432\u0435\u0442",
       language: "\u042f\u0437\u044b\u043a", bot: "\u0431\u043e\u0442", connecting: "\u0441\u043e\u0435\u0434\u0438\u043d\u0435\u043d\u0438\u0435\u2026",
       offline: "\u044d\u043c\u0443\u043b\u044f\u0442\u043e\u0440 \u043d\u0435\u0434\u043e\u0441\u0442\u0443\u043f\u0435\u043d \u2014 \u043f\u043e\u0432\u0442\u043e\u0440\u044f\u0435\u043c\u2026",
       message: "\u0421\u043e\u043e\u0431\u0449\u0435\u043d\u0438\u0435", send: "\u041e\u0442\u043f\u0440\u0430\u0432\u0438\u0442\u044c",
@@ -182,7 +217,13 @@ const SCRIPT = String.raw`
     pollTimer: null,
     rendered: new Map(),
     toastTimer: null,
-    generation: 0
+    generation: 0,
+    /** The group chat the page can show (the first of /demo/api/config's groups), its snapshot, the topic shown. */
+    group: null,
+    groupData: null,
+    topic: 0,
+    /** The message the next one replies to (in the group): { id, text }. */
+    replyTo: null
   };
 
   function $(id) { return document.getElementById(id); }
@@ -195,10 +236,13 @@ const SCRIPT = String.raw`
   function store(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } }
   function load(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
 
+  /** Who the page acts as; in the operators' group, the operator. */
   function identity() {
-    for (var i = 0; i < state.identities.length; i++) if (state.identities[i].role === state.role) return state.identities[i];
+    var role = state.role === "group" ? "operator" : state.role;
+    for (var i = 0; i < state.identities.length; i++) if (state.identities[i].role === role) return state.identities[i];
     return state.identities[0];
   }
+  function inGroup() { return state.role === "group" && !!state.group; }
   function lang() { return state.langs[state.role] || "en"; }
   function t(key) { var d = UI[lang()] || UI.en; return d[key] !== undefined ? d[key] : UI.en[key]; }
 
@@ -207,6 +251,7 @@ const SCRIPT = String.raw`
   function post(path, body) {
     body.user = identity().id;
     body.lang = lang();
+    if (inGroup()) body.group = state.group.id;
     return fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
       .then(function (r) {
         return r.json().catch(function () { return {}; }).then(function (j) {
@@ -223,7 +268,9 @@ const SCRIPT = String.raw`
     setStatus("connecting");
     var id = identity().id;
     if (typeof EventSource === "undefined") { poll(generation, id); return; }
-    var source = new EventSource("/demo/api/events?user=" + encodeURIComponent(id));
+    var source = new EventSource(inGroup()
+      ? "/demo/api/events?group=" + encodeURIComponent(state.group.id)
+      : "/demo/api/events?user=" + encodeURIComponent(id));
     state.source = source;
     source.addEventListener("chat", function (e) {
       if (generation !== state.generation) return;
@@ -236,7 +283,7 @@ const SCRIPT = String.raw`
 
   /** Fallback for browsers without EventSource: short polling of the chat. */
   function poll(generation, id) {
-    fetch("/demo/api/chat?user=" + encodeURIComponent(id))
+    fetch(inGroup() ? "/demo/api/group?id=" + encodeURIComponent(state.group.id) : "/demo/api/chat?user=" + encodeURIComponent(id))
       .then(function (r) { return r.json(); })
       .then(function (chat) { if (generation === state.generation) { setStatus("online"); render(chat); } })
       .catch(function () { if (generation === state.generation) setStatus("offline"); })
@@ -247,7 +294,8 @@ const SCRIPT = String.raw`
     var s = $("status");
     s.dataset.state = kind;
     s.className = "status" + (kind === "offline" ? " offline" : "");
-    s.textContent = kind === "online" ? t("bot") : kind === "offline" ? t("offline") : t("connecting");
+    var online = inGroup() ? t("groupStatus") + "@" + identity().username : t("bot");
+    s.textContent = kind === "online" ? online : kind === "offline" ? t("offline") : t("connecting");
   }
 
   // ---- formatting: Telegram HTML through a whitelist, or entities ----
@@ -353,8 +401,15 @@ const SCRIPT = String.raw`
       row.appendChild(el("div", "pill", t("paid") + " " + amount(m.payment.currency, m.payment.totalAmount) + note));
       return row;
     }
+    if (m.topicCreated !== undefined) {
+      row.className = "row service";
+      row.appendChild(el("div", "pill", t("topicCreated") + m.topicCreated));
+      return row;
+    }
     var bubble = el("div", "bubble" + (m.invoice ? " invoice" : ""));
     var body = el("div", "text");
+    if (m.sender) bubble.appendChild(el("div", "sender", m.sender));
+    if (m.replyTo !== undefined) bubble.appendChild(el("div", "quote", snippet(m.replyTo)));
     if (m.invoice) {
       bubble.appendChild(el("div", "label", t("invoice")));
       bubble.appendChild(el("div", "invoice-title", m.invoice.title));
@@ -371,7 +426,33 @@ const SCRIPT = String.raw`
     (m.invoice ? bubble : body).appendChild(meta);
     row.appendChild(bubble);
     if (m.keyboard) row.appendChild(renderKeyboard(m));
+    if (inGroup()) {
+      var reply = el("button", "reply-action", "\u21a9 " + t("reply"));
+      reply.type = "button";
+      reply.addEventListener("click", function () { setReply(m); });
+      row.appendChild(reply);
+    }
     return row;
+  }
+
+  /** The first line of a message of the chat shown, for a reply's quote. */
+  function snippet(id) {
+    var all = inGroup() && state.groupData ? state.groupData.messages : state.chat ? state.chat.messages : [];
+    for (var i = 0; i < all.length; i++) {
+      if (all[i].id !== id) continue;
+      var text = all[i].text || (all[i].topicCreated !== undefined ? all[i].topicCreated : "") || (all[i].media ? "[" + all[i].media + "]" : "");
+      return (all[i].sender ? all[i].sender + ": " : "") + text.split("\n")[0];
+    }
+    return "#" + id;
+  }
+
+  function setReply(m) {
+    state.replyTo = m ? { id: m.id } : null;
+    $("replying").hidden = !m;
+    if (m) {
+      $("replying-text").textContent = t("replyingTo") + snippet(m.id);
+      $("input").focus();
+    }
   }
 
   function renderKeyboard(m) {
@@ -415,14 +496,56 @@ const SCRIPT = String.raw`
     }).catch(showError).then(done);
   }
 
-  function render(chat) {
+  /** A snapshot from the emulator: a user's chat, or the group's (shown one topic at a time). */
+  function render(data) {
+    if (!data.group) { renderChat(data); return; }
+    state.groupData = data;
+    var topics = [{ threadId: 0, name: t("general") }].concat(data.topics);
+    if (!topics.some(function (tp) { return tp.threadId === state.topic; })) { state.topic = 0; setReply(null); }
+    renderTopics(topics, data.messages);
+    renderChat({
+      bot: data.bot,
+      group: data.group,
+      commands: [],
+      replyKeyboard: null,
+      messages: data.messages.filter(function (m) { return (m.threadId || 0) === state.topic; })
+    });
+  }
+
+  function renderTopics(topics, messages) {
+    var bar = $("topics");
+    bar.textContent = "";
+    bar.hidden = !state.groupData.group.isForum;
+    topics.forEach(function (tp) {
+      var count = messages.filter(function (m) { return (m.threadId || 0) === tp.threadId && m.topicCreated === undefined; }).length;
+      var b = el("button", "", tp.name);
+      b.type = "button";
+      b.dataset.threadId = String(tp.threadId);
+      b.appendChild(el("small", "", String(count)));
+      b.setAttribute("aria-pressed", String(tp.threadId === state.topic));
+      b.addEventListener("click", function () { showTopic(tp.threadId); });
+      bar.appendChild(b);
+    });
+  }
+
+  function showTopic(threadId) {
+    if (state.topic === threadId) return;
+    state.topic = threadId;
+    setReply(null);
+    if (state.groupData) render(state.groupData);
+    var scroller = $("chat");
+    scroller.scrollTop = scroller.scrollHeight;
+  }
+
+  function renderChat(chat) {
     var list = $("messages");
     var scroller = $("chat");
     var nearBottom = scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 60;
     var previousCount = state.chat ? state.chat.messages.length : 0;
     state.chat = chat;
-    $("bot-name").textContent = chat.bot.firstName;
-    $("bot-avatar").textContent = (chat.bot.firstName || "B").charAt(0).toUpperCase();
+    var name = chat.group ? chat.group.title : chat.bot.firstName;
+    $("bot-name").textContent = name;
+    $("bot-avatar").textContent = (name || "B").charAt(0).toUpperCase();
     $("bot-username").textContent = "@" + chat.bot.username;
 
     var seen = new Set();
@@ -451,8 +574,9 @@ const SCRIPT = String.raw`
 
     var empty = chat.messages.length === 0;
     $("empty").hidden = !empty;
-    $("start").hidden = !empty;
-    $("composer").hidden = empty;
+    $("empty").textContent = chat.group ? t("emptyTopic") : t("empty");
+    $("start").hidden = !empty || !!chat.group;
+    $("composer").hidden = empty && !chat.group;
     renderReplyKeyboard(chat.replyKeyboard);
     $("menu-button").hidden = chat.commands.length === 0;
     if (!$("commands").hidden) renderCommands();
@@ -493,7 +617,12 @@ const SCRIPT = String.raw`
 
   function sendText(text) {
     if (!text || !text.trim()) return Promise.resolve();
-    return post("/demo/api/send", { text: text }).catch(showError);
+    var body = { text: text };
+    if (inGroup()) {
+      if (state.topic) body.threadId = state.topic;
+      if (state.replyTo) body.replyTo = state.replyTo.id;
+    }
+    return post("/demo/api/send", body).then(function () { if (inGroup()) setReply(null); }).catch(showError);
   }
 
   function toast(text) {
@@ -520,23 +649,34 @@ const SCRIPT = String.raw`
       b.appendChild(el("small", "", "@" + id.username));
       b.setAttribute("aria-pressed", String(id.role === state.role));
     });
+    var g = $("as-group");
+    g.hidden = !state.group;
+    g.textContent = "";
+    g.appendChild(document.createTextNode(t("group")));
+    if (state.group) g.appendChild(el("small", "", state.group.title));
+    g.setAttribute("aria-pressed", String(state.role === "group"));
+    $("replying-cancel").title = t("cancelReply");
+    $("replying-cancel").setAttribute("aria-label", t("cancelReply"));
     $("lang-label").textContent = t("language");
     $("lang").value = lang();
     $("input").placeholder = t("message");
     $("send").textContent = t("send");
     $("start").textContent = t("start");
     $("menu-button").textContent = "\u2630 " + t("menu");
-    $("empty").textContent = t("empty");
+    $("empty").textContent = inGroup() ? t("emptyTopic") : t("empty");
     $("banner").textContent = t("banner");
     var status = $("status");
     setStatus(status.dataset.state || "connecting");
   }
 
   function switchTo(role) {
-    if (role !== "customer" && role !== "operator") return;
+    if (role !== "customer" && role !== "operator" && !(role === "group" && state.group)) return;
     state.role = role;
     store("webchat.role", role);
     state.chat = null;
+    state.groupData = null;
+    setReply(null);
+    $("topics").hidden = true;
     state.rendered.forEach(function (entry) { entry.node.remove(); });
     state.rendered.clear();
     $("commands").hidden = true;
@@ -547,15 +687,17 @@ const SCRIPT = String.raw`
   function init() {
     var params = new URLSearchParams(location.search);
     var browserLang = /^ru\b/i.test(navigator.language || "") ? "ru" : "en";
-    ["customer", "operator"].forEach(function (role) {
+    ["customer", "operator", "group"].forEach(function (role) {
       var saved = params.get("lang") || load("webchat.lang." + role);
       state.langs[role] = saved === "ru" || saved === "en" ? saved : browserLang;
     });
     var role = params.get("as") || load("webchat.role");
-    state.role = role === "operator" ? "operator" : "customer";
+    state.role = role === "operator" || role === "group" ? role : "customer";
 
     $("as-customer").addEventListener("click", function () { switchTo("customer"); });
     $("as-operator").addEventListener("click", function () { switchTo("operator"); });
+    $("as-group").addEventListener("click", function () { switchTo("group"); });
+    $("replying-cancel").addEventListener("click", function () { setReply(null); });
     $("lang").addEventListener("change", function () {
       state.langs[state.role] = $("lang").value;
       store("webchat.lang." + state.role, $("lang").value);
@@ -581,12 +723,14 @@ const SCRIPT = String.raw`
       if (!box.hidden && !box.contains(e.target) && e.target !== $("menu-button")) box.hidden = true;
     });
     document.addEventListener("keydown", function (e) {
-      if (e.key === "Escape") { $("alert").hidden = true; $("commands").hidden = true; }
+      if (e.key === "Escape") { $("alert").hidden = true; $("commands").hidden = true; setReply(null); }
     });
 
     applyLabels();
     fetch("/demo/api/config").then(function (r) { return r.json(); }).then(function (config) {
       if (config && Array.isArray(config.identities) && config.identities.length) state.identities = config.identities;
+      if (config && Array.isArray(config.groups) && config.groups.length) state.group = config.groups[0];
+      if (state.role === "group" && !state.group) state.role = "customer";
       applyLabels();
     }).catch(function () { /* keep the defaults */ }).then(connect);
   }
@@ -607,12 +751,14 @@ const BODY = `
     <div class="identity" role="group" aria-label="Identity">
       <button type="button" id="as-customer" data-identity="customer" aria-pressed="true">Customer</button>
       <button type="button" id="as-operator" data-identity="operator" aria-pressed="false">Operator</button>
+      <button type="button" id="as-group" data-identity="group" aria-pressed="false" hidden>Operators' group</button>
     </div>
     <label class="lang"><span id="lang-label">Language</span>
       <select id="lang"><option value="ru">RU</option><option value="en">EN</option></select>
     </label>
   </header>
   <div class="banner" id="banner"></div>
+  <nav class="topics" id="topics" aria-label="Topics" hidden></nav>
   <main class="chat" id="chat">
     <div class="empty" id="empty" hidden></div>
     <div class="messages" id="messages" aria-live="polite"></div>
@@ -620,6 +766,7 @@ const BODY = `
   <div class="toast" id="toast" role="status" hidden></div>
   <div class="commands" id="commands" hidden></div>
   <div class="reply-keyboard" id="reply-keyboard" hidden></div>
+  <div class="replying" id="replying" hidden><span id="replying-text"></span><button type="button" id="replying-cancel">✕</button></div>
   <form class="composer" id="composer" autocomplete="off">
     <button type="button" class="menu-button" id="menu-button" hidden>Menu</button>
     <input id="input" name="text" maxlength="4096" placeholder="Message" aria-label="Message">
