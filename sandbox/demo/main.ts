@@ -35,6 +35,8 @@ export const DEMO_BOT_USERNAME = "demo_shop_bot";
 /** PUBLIC_BASE_URL the bot puts into callback_url; the sandbox rewrites it to the bot's local listener. */
 export const DEMO_PUBLIC_BASE_URL = "https://demo.shop.invalid";
 export const DEFAULT_DEMO_PORT = 8088;
+/** The operators' forum supergroup of the demo (OPERATOR_CHAT_ID): alerts and the support line, one topic each. */
+export const DEMO_OPERATORS_GROUP = { id: -1001000000001, title: "Shop operators" } as const;
 /** The rails every order card of the demo offers, in this order. */
 export const DEMO_CHECKOUT = "yookassa,cryptopay,wallet,stars";
 
@@ -257,6 +259,15 @@ export async function startDemo(opts: DemoOptions = {}): Promise<Demo> {
     cleanups.push(() => emulator.close());
     const url = `http://${pageHost}:${new URL(emulator.apiRoot).port}/`;
     print(line("telegram", `Bot API emulator and web chat at ${emulator.apiRoot} for @${DEMO_BOT_USERNAME}`));
+    emulator
+      .group({ ...DEMO_OPERATORS_GROUP, forum: true })
+      .member({ id: operator.id, username: operator.username, firstName: operator.firstName });
+    print(
+      line(
+        "group",
+        `forum supergroup "${DEMO_OPERATORS_GROUP.title}" (id ${DEMO_OPERATORS_GROUP.id}) with @${operator.username}: the operators' alerts and support`,
+      ),
+    );
     checkAborted();
 
     let tsxLoader: string;
@@ -286,6 +297,7 @@ export async function startDemo(opts: DemoOptions = {}): Promise<Demo> {
         REDIS_URL: redis.url,
         REDIS_PREFIX: `shopbot-demo:${runId}:`,
         OPERATOR_IDS: String(operator.id),
+        OPERATOR_CHAT_ID: String(DEMO_OPERATORS_GROUP.id),
         CHECKOUT: DEMO_CHECKOUT,
         YOOKASSA_SHOP_ID: yookassaShopId,
         YOOKASSA_SECRET_KEY: yookassaSecret,
@@ -308,6 +320,9 @@ export async function startDemo(opts: DemoOptions = {}): Promise<Demo> {
     await waitForBot(bot, httpUrl, emulator, opts.signal);
     print("");
     print(`Open ${url} — buy as the customer, then switch to the operator for /orders and /balance.`);
+    print(
+      `"Operators' group" shows ${DEMO_OPERATORS_GROUP.title} (it speaks DEFAULT_LOCALE, Russian unless set), one topic per kind of alert and per customer: buy for a recipient whose username starts with "fail" (e.g. @fail_test) and the alert lands in the failed deliveries topic with its buttons (Open order…); send /support and a message as the customer, then write in that customer's topic (or Reply to their message) and the customer gets "Support: …".`,
+    );
     print(
       "Card or SBP and Crypto open the emulators' payment pages (Pay / Cancel); Stars are paid in the chat; the wallet pays once it holds money (/wallet → Top up on any of those rails, or an operator adds some: /wallet <customer id>, Adjust).",
     );

@@ -1,7 +1,8 @@
 /**
  * The offline demo as a person uses it: `npm run demo`, a browser on the printed address, 50 Stars bought
  * through the chat's buttons, then the operator's /orders and /balance, then orders paid on the YooKassa
- * and Crypto Pay emulators' payment pages, then Ctrl-C.
+ * and Crypto Pay emulators' payment pages, then the operators' group (a support conversation answered in
+ * the customer's topic, a failed order's alert in its topic), then Ctrl-C.
  *
  * Drives Debian's Chromium (/usr/bin/chromium, installed by .ci/run when test/browser/.needs-chromium
  * exists) with playwright-core; skipped with a reason when the browser is missing. Screenshots go to
@@ -144,7 +145,9 @@ describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
     expect(output).toMatch(/^ {2}yookassa +sandbox at http:\/\/127\.0\.0\.1:\d+: payment pages/m);
     expect(output).toMatch(/^ {2}cryptopay +sandbox at http:\/\/127\.0\.0\.1:\d+: invoice pages/m);
     expect(output).toMatch(/^ {2}telegram +Bot API emulator and web chat at http:\/\/127\.0\.0\.1:\d+/m);
+    expect(output).toMatch(/^ {2}group +forum supergroup "Shop operators" \(id -\d+\) with @demo_operator/m);
     expect(output).toMatch(/^ {2}bot +node --import tsx src\/main\.ts \(pid \d+\)/m);
+    expect(output).toMatch(/"Operators' group" shows Shop operators/);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
   });
 
@@ -276,6 +279,85 @@ describe.skipIf(!chromiumPresent)("npm run demo in a browser", () => {
     await page.screenshot({ path: join(ARTIFACTS, "demo-providers.png"), fullPage: true });
     await cryptopay.close();
   }, 60_000);
+
+  /** Shows the operators' group in the page, on the topic whose name matches. */
+  const openTopic = async (name: string | RegExp) => {
+    await page.locator("#as-group").click();
+    await page.locator("#status[data-state=online]").waitFor();
+    const topic = page.locator("#topics button", { hasText: name });
+    await topic.waitFor({ timeout: 10_000 });
+    await topic.click();
+    await expect.poll(() => topic.getAttribute("aria-pressed")).toBe("true");
+  };
+  /** Types into the composer of the chat shown and sends. */
+  const type = async (line: string) => {
+    await page.locator("#input").fill(line);
+    await page.locator("#input").press("Enter");
+  };
+
+  it("answers a customer's /support in the customer's topic of the operators' group", async () => {
+    await page.locator("#as-customer").click();
+    await page.locator("#status[data-state=online]").waitFor();
+    await type("/support");
+    await botMessage("Writing to support");
+    await type("Where is my order?");
+    await botMessage("Sent to support");
+
+    await openTopic(/Anna @demo_customer · 1001/);
+    expect(await text(page.locator(".title .name"))).toBe("Shop operators");
+    const question = page.locator(".row", { hasText: "Where is my order?" }).last();
+    await question.waitFor({ timeout: 10_000 });
+    expect(await page.locator(".row.bot", { hasText: /(Support|Поддержка) · Anna/ }).count()).toBeGreaterThan(
+      0,
+    );
+    // Reply to the customer's message, as an operator does in Telegram.
+    await question.locator(".reply-action").click();
+    expect(await text(page.locator("#replying"))).toContain("Where is my order?");
+    await type("It ships today");
+    const mine = page.locator(".row.user", { hasText: "It ships today" });
+    await mine.waitFor();
+    expect(await text(mine.locator(".quote"))).toContain("Where is my order?");
+    // The group speaks DEFAULT_LOCALE (Russian unless set).
+    await botMessage(/Sent to the customer|Отправлено клиенту/);
+    expect(await page.locator("#replying").isHidden()).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, "demo-group-support.png"), fullPage: true });
+
+    await page.locator("#as-customer").click();
+    await page.locator("#status[data-state=online]").waitFor();
+    const answer = await botMessage("Support: It ships today");
+    expect(await text(answer)).toContain("It ships today");
+  }, 60_000);
+
+  it("shows a failed order's alert in its topic of the operators' group, with its buttons", async () => {
+    await page.locator("#as-customer").click();
+    await page.locator("#status[data-state=online]").waitFor();
+    await type("/cancel");
+    await type("/start");
+    await pressButton(/^⭐ Telegram Stars$/);
+    await pressButton(/^50 ⭐$/);
+    await botMessage("Who gets it?");
+    await type("@fail_demo");
+    const card = await botMessage(/Order #\w+.*@fail_demo/s);
+    const orderId = /Order #(\w+)/.exec(await text(card))![1]!;
+    const invoices = page.locator(".row.bot", { has: page.locator(".invoice") });
+    const before = await invoices.count();
+    await pressButton(/Telegram Stars — \d+ ⭐/);
+    const invoice = invoices.nth(before);
+    await invoice.waitFor();
+    await invoice.locator("button.pay").click();
+    await botMessage(new RegExp(`Order #${orderId}.*(failed|not delivered)`, "is"), 30_000);
+
+    await openTopic(/Failed deliveries|Несостоявшиеся доставки/);
+    const alert = page
+      .locator(".row.bot", { hasText: /Delivery failed|Доставка не удалась/ })
+      .filter({ hasText: orderId });
+    await alert.waitFor({ timeout: 10_000 });
+    expect(await text(alert)).toMatch(/Recipient not found/);
+    await alert.getByRole("button", { name: /Open order|Открыть заказ/ }).click();
+    const opened = page.locator(".row.bot", { hasText: orderId });
+    await expect.poll(() => opened.count(), { timeout: 10_000 }).toBeGreaterThan(1);
+    await page.screenshot({ path: join(ARTIFACTS, "demo-group-alert.png"), fullPage: true });
+  }, 90_000);
 
   it("stops the bot, the emulators and Redis on Ctrl-C", async () => {
     const botPid = Number(/src\/main\.ts \(pid (\d+)\)/.exec(output)![1]);
