@@ -6,7 +6,9 @@
  * Pay and Cancel buttons, notifications to the bot), the Telegram Bot API emulator with its web chat page,
  * and the bot itself — `src/main.ts` in a child process configured through its environment only, exactly as
  * in production — pointed at the emulators, offering YooKassa, Crypto Pay, the wallet and Telegram Stars on
- * every order card. Ctrl-C (SIGINT), SIGTERM or SIGHUP stop every part.
+ * every order card. The operators' group is a forum supergroup of the emulator ("Shop operators", with the
+ * demo operator as a member) given to the bot as OPERATOR_CHAT_ID; the web chat shows it as a third
+ * conversation. Ctrl-C (SIGINT), SIGTERM or SIGHUP stop every part.
  *
  * Environment of the launcher:
  *   DEMO_PORT   port of the web page and the Bot API emulator (default 8088; 0 = any free port)
