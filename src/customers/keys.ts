@@ -2,7 +2,8 @@
  * What the bot knows of its customers besides orders and wallets, built in one place (every key
  * under the configured prefix P):
  *
- *   P cust:<userId>            hash { username, first } as the customer last wrote
+ *   P cust:<userId>            hash { username, name (first name) } as the customer last wrote;
+ *                              the broadcast registry (registry.ts) keeps its own fields in it
  *   P cust:name:<username>     the user id last seen with this username (lower-case)
  *   P cust:notes:<userId>      list of operator notes (JSON { by, at, text }), newest first
  *   P bans                     hash userId → JSON { by, at } of banned customers

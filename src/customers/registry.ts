@@ -4,7 +4,8 @@ import type { RedisClient } from "../redis/connect.js";
 /**
  * Who has talked to the bot, for broadcasts' audiences (layout under the prefix P):
  *
- *   P cust:<chat>        hash  locale, first (ms), last (ms)
+ *   P cust:<chat>        hash  locale, first (ms), last (ms); the username index (usernames.ts)
+ *                              keeps the customer's username and name in the same hash
  *   P cust:all           zset  last seen (ms) → chat
  *   P cust:lang:<locale> zset  last seen (ms) → chat, in the customer's current language only
  *   P cust:blocked       set   chats that blocked the bot (a broadcast got 403, or Telegram said so)

@@ -27,7 +27,8 @@ export class Usernames {
     const first = (user.first_name ?? "").slice(0, 64);
     const stamp = `${username}\n${first}`;
     if (this.memo.get(user.id) === stamp) return;
-    const multi = this.redis.multi().hset(this.keys.profile(user.id), "username", username, "first", first);
+    // `name`, not `first`: the same hash holds the broadcast registry's `first` (first seen, ms).
+    const multi = this.redis.multi().hset(this.keys.profile(user.id), "username", username, "name", first);
     if (username) multi.set(this.keys.username(username), String(user.id));
     await multi.exec();
     if (this.memo.size >= MEMO_MAX) this.memo.clear();
@@ -48,7 +49,7 @@ export class Usernames {
 
   /** The names last seen for a user. */
   async profile(userId: number): Promise<{ username?: string; firstName?: string }> {
-    const [username, first] = await this.redis.hmget(this.keys.profile(userId), "username", "first");
+    const [username, first] = await this.redis.hmget(this.keys.profile(userId), "username", "name");
     return { username: username || undefined, firstName: first || undefined };
   }
 }

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCALES } from "../../src/config.js";
 import { CustomerRegistry } from "../../src/customers/registry.js";
+import { Usernames } from "../../src/customers/usernames.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const DAY = 24 * 3600 * 1000;
@@ -13,6 +14,19 @@ describe("customers registry", () => {
   });
   afterAll(async () => {
     await redis.quit();
+  });
+
+  it("shares the customer's hash with the username index without either overwriting the other", async () => {
+    const now = 1_800_000_000_000;
+    const prefix = uniquePrefix("cust");
+    const registry = new CustomerRegistry(redis, prefix, LOCALES, () => now);
+    const usernames = new Usernames(redis, prefix);
+    await usernames.seen({ id: 502, username: "anna_b", first_name: "Anna" });
+    await registry.touch(502, "en");
+    await usernames.seen({ id: 502, username: "anna_b", first_name: "Anya" });
+    expect(await registry.get(502)).toMatchObject({ locale: "en", firstSeen: now, lastSeen: now });
+    expect(await usernames.profile(502)).toEqual({ username: "anna_b", firstName: "Anya" });
+    expect(await usernames.resolve("ANNA_B")).toBe(502);
   });
 
   it("writes a customer once a day, and again when the language changes", async () => {
