@@ -390,7 +390,9 @@ export class OrderStore {
   /** Adds `kopecks` to the deposit spent on `day` (UTC, `YYYY-MM-DD`); the counter expires after `ttlSeconds`. */
   async addSpending(day: string, kopecks: number, ttlSeconds: number): Promise<void> {
     const key = this.keys.spendDay(day);
-    await this.redis.multi().incrby(key, kopecks).expire(key, ttlSeconds).exec();
+    // One round trip, two commands: the counter gets its lifetime when the day's first charge makes it.
+    const rows = await this.redis.pipeline().set(key, 0, "EX", ttlSeconds, "NX").incrby(key, kopecks).exec();
+    for (const [err] of rows ?? []) if (err) throw err;
   }
 
   /** The deposit spent on each of `days` (UTC, `YYYY-MM-DD`), kopecks; 0 for a day without a counter. */

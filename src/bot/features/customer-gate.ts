@@ -39,9 +39,8 @@ export function recordCustomer(customers: CustomerRecords) {
   return async (ctx: BotContext, next: NextFunction): Promise<void> => {
     const from = ctx.from;
     if (from && !from.is_bot) {
-      await customers.usernames
-        .seen(from)
-        .catch((err) => ctx.logger.warn({ err }, "username index not updated"));
+      // Not awaited: the customer's answer does not wait for the operators' username index.
+      customers.usernames.seen(from).catch((err) => ctx.logger.warn({ err }, "username index not updated"));
     }
     await next();
   };
