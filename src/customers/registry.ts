@@ -11,7 +11,7 @@ import type { RedisClient } from "../redis/connect.js";
  *   P cust:blocked       set   chats that blocked the bot (a broadcast got 403, or Telegram said so)
  *
  * Recording is cheap: this process remembers the day and language it last wrote for each chat, so
- * a customer costs at most one Redis transaction per day, or when the language changes — not one
+ * a customer costs at most one Redis round trip per day, or when the language changes — not one
  * per update. (After a restart the first update of each customer writes again, once.)
  */
 export interface CustomerKeys {
@@ -58,8 +58,9 @@ export class CustomerRegistry {
     if (this.written.size >= REMEMBERED) this.written.clear();
     this.written.set(chatId, mark);
     const key = this.keys.record(chatId);
+    // A pipeline, not a transaction: each write stands alone, and a repeat sets the same values.
     const m = this.redis
-      .multi()
+      .pipeline()
       .hset(key, "locale", locale, "last", now)
       .hsetnx(key, "first", now)
       .zadd(this.keys.all, now, chatId)
@@ -68,7 +69,7 @@ export class CustomerRegistry {
       .srem(this.keys.blocked, chatId);
     for (const other of this.locales) if (other !== locale) m.zrem(this.keys.lang(other), chatId);
     try {
-      await m.exec();
+      for (const [err] of (await m.exec()) ?? []) if (err) throw err;
     } catch (err) {
       this.written.delete(chatId);
       throw err;
