@@ -28,9 +28,10 @@ export class Usernames {
     const stamp = `${username}\n${first}`;
     if (this.memo.get(user.id) === stamp) return;
     // `name`, not `first`: the same hash holds the broadcast registry's `first` (first seen, ms).
-    const multi = this.redis.multi().hset(this.keys.profile(user.id), "username", username, "name", first);
-    if (username) multi.set(this.keys.username(username), String(user.id));
-    await multi.exec();
+    // A pipeline: both writes stand alone (a lookup checks the profile's name against the index).
+    const pipe = this.redis.pipeline().hset(this.keys.profile(user.id), "username", username, "name", first);
+    if (username) pipe.set(this.keys.username(username), String(user.id));
+    for (const [err] of (await pipe.exec()) ?? []) if (err) throw err;
     if (this.memo.size >= MEMO_MAX) this.memo.clear();
     this.memo.set(user.id, stamp);
   }
