@@ -34,6 +34,7 @@ menu-steam = 🎮 Steam top-up
 menu-neural = 🤖 AI services
 menu-game = 🕹 Games
 menu-orders = 📦 My orders
+menu-wallet = 👛 Wallet
 shop-closed = 🔒 Sorry, this shop is not open to you. If you think this is a mistake, contact the shop's owner.
 product-disabled = This product is not sold right now.
 product-unavailable-flow = ⛔ This product has just become unavailable: nothing was ordered or charged. /start shows what is on sale.
@@ -313,7 +314,8 @@ help-text = 🛍 <b>How it works</b>
     2. Answer a few questions (buttons or text); ‹ Back and ✖️ Cancel work at every step.
     3. Check the order card with the price and pay.
     4. The card shows the progress, and a message tells you when it is delivered.
-    /orders lists your orders, /language changes the language, /cancel stops the current order.
+    /orders lists your orders, /support writes to the shop, /language changes the language, /cancel stops the current order.
+help-wallet = 👛 /wallet shows your balance in the shop and tops it up; an order is then paid in one tap, and refunds come back there at once.
 paysupport-text = 💳 <b>Payment help</b>
     If a payment went wrong, write to support with your order number (shown on the card as #…).
     Stars for orders that fail are refunded automatically.

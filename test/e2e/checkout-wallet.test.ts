@@ -141,3 +141,24 @@ describe("paying from the wallet", () => {
     expect((await ledger.audit(c.id)).entries.filter((e) => e.reason === "order")).toHaveLength(1);
   });
 });
+
+describe("finding the wallet", () => {
+  it("the menu has a Wallet button and /help a wallet line where the shop offers one, and neither where it does not", async () => {
+    h = await startAppHarness({ CHECKOUT: "wallet,stars" });
+    const c = newAppCustomer(h.telegram);
+    await c.sendText("/start");
+    await c.pressButton("👛 Wallet", T);
+    await c.waitForBotMessage(/Your wallet/, 10_000);
+    await c.sendText("/help");
+    expect((await c.waitForBotMessage(/How it works/, 10_000)).text).toContain("/wallet shows your balance");
+    await h.close();
+
+    h = await startAppHarness({ CHECKOUT: "stars" });
+    const other = newAppCustomer(h.telegram);
+    await other.sendText("/start");
+    const menu = await other.waitForBotMessage(/What would you like to buy/, 10_000);
+    expect(other.buttons(menu.messageId)).not.toContain("👛 Wallet");
+    await other.sendText("/help");
+    expect((await other.waitForBotMessage(/How it works/, 10_000)).text).not.toContain("/wallet");
+  });
+});

@@ -275,7 +275,10 @@ export class FlowRun {
   async backToMenu(): Promise<void> {
     const { config, orders } = this.deps;
     const products = await this.conversation.external(() => productsOnSale(config, orders));
-    const menu = mainMenu({ products, referralPercent: this.deps.config.referralPercent }, this.t);
+    const menu = mainMenu(
+      { products, referralPercent: this.deps.config.referralPercent, checkout: this.deps.config.checkout },
+      this.t,
+    );
     await this.show(menu.text, menu.keyboard);
   }
 

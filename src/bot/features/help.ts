@@ -9,6 +9,10 @@ export function helpFeature(): Composer<BotContext> {
     const s = ctx.deps.config.supportContact;
     return s ? ctx.t("support-contact", { contact: escapeHtml(s) }) : ctx.t("support-no-contact");
   };
-  c.command("help", (ctx) => ctx.reply(`${ctx.t("help-text")}\n\n${contact(ctx)}`, { parse_mode: "HTML" }));
+  c.command("help", (ctx) => {
+    // The wallet's line only where the shop offers one.
+    const wallet = ctx.deps.config.checkout.includes("wallet") ? `\n${ctx.t("help-wallet")}` : "";
+    return ctx.reply(`${ctx.t("help-text")}${wallet}\n\n${contact(ctx)}`, { parse_mode: "HTML" });
+  });
   return c;
 }

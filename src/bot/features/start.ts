@@ -20,7 +20,10 @@ export function startFeature(): Composer<BotContext> {
     const payload = typeof ctx.match === "string" ? ctx.match.trim() : "";
     if (payload.startsWith(INVITE_PREFIX)) await followInvite(ctx, payload.slice(INVITE_PREFIX.length));
     const products = await productsOnSale(ctx.deps.config, ctx.deps.orders);
-    const menu = mainMenu({ products, referralPercent: ctx.deps.config.referralPercent }, tOf(ctx));
+    const menu = mainMenu(
+      { products, referralPercent: ctx.deps.config.referralPercent, checkout: ctx.deps.config.checkout },
+      tOf(ctx),
+    );
     await ctx.reply(menu.text, { parse_mode: "HTML", reply_markup: menu.keyboard });
   });
 

@@ -38,6 +38,12 @@ export function walletFeature(): Composer<BotContext> {
   const walletButton = (pattern: string) => new RegExp(`^${CB.wallet}${pattern}$`);
   const buttons = w.filter((ctx) => ctx.deps.wallet !== undefined);
 
+  // The main menu's "Wallet" button: the same view as /wallet, in a new message.
+  buttons.callbackQuery(`${CB.menu}wallet`, async (ctx) => {
+    await answerQuietly(ctx);
+    await showWallet(ctx, 0, false);
+  });
+
   // At most 7 digits, as the other lists: a forged huge offset is not a page.
   buttons.callbackQuery(walletButton("p:(\\d{1,7})"), async (ctx) => {
     await answerQuietly(ctx);

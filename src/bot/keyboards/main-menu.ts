@@ -5,9 +5,12 @@ import type { OrdersApi } from "../../orders/types.js";
 import type { Translate } from "../context.js";
 import { CB } from "./callbacks.js";
 
-/** The /start menu: one button per product kind on sale (see {@link productsOnSale}), then "My orders" (and "Invite friends" when referrals are on). */
+/**
+ * The /start menu: one button per product kind on sale (see {@link productsOnSale}), then "My
+ * orders" (beside "Wallet" when the shop offers one), and "Invite friends" when referrals are on.
+ */
 export function mainMenu(
-  config: Pick<Config, "products"> & Partial<Pick<Config, "referralPercent">>,
+  config: Pick<Config, "products"> & Partial<Pick<Config, "referralPercent" | "checkout">>,
   t: Translate,
 ): { text: string; keyboard: InlineKeyboard } {
   const kb = new InlineKeyboard();
@@ -17,6 +20,7 @@ export function mainMenu(
   });
   if (config.products.length % 2 === 1) kb.row();
   kb.text(t("menu-orders"), `${CB.menu}orders`);
+  if (config.checkout?.includes("wallet")) kb.text(t("menu-wallet"), `${CB.menu}wallet`);
   if ((config.referralPercent ?? 0) > 0) kb.row().text(t("menu-invite"), `${CB.menu}invite`);
   return { text: t("menu-title"), keyboard: kb };
 }
