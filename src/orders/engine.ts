@@ -177,7 +177,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       const t = now();
       if (t - balancePulledAt >= BALANCE_PULL_MIN_MS) {
         balancePulledAt = t;
-        await store.schedule(encodeJob({ type: "balance" }), t);
+        await store.jobs.schedule(encodeJob({ type: "balance" }), t);
         return;
       }
       // Charged again inside the window: one more check once it ends, covering every charge since.
@@ -204,7 +204,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       config: opts.config,
       log,
       now,
-      schedule: (member, dueAt) => store.schedule(member, dueAt),
+      schedule: (member, dueAt) => store.jobs.schedule(member, dueAt),
       enqueue: (message) => outgoing.enqueue(message),
       kick: () => ctx.kick(),
       announce: opts.notifier.topUpCredited?.bind(opts.notifier),
@@ -220,7 +220,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   });
 
   const worker: JobWorker = new JobWorker({
-    store,
+    jobs: store.jobs,
     log,
     now,
     leaseMs: opts.leaseMs ?? JOB_LEASE_MS,
@@ -283,11 +283,11 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     findArchived: retention ? (prefix, max) => retention.archive.find(prefix, max) : undefined,
     start() {
       if (worker.isRunning) return;
-      store
+      store.jobs
         .scheduleOnce(encodeJob({ type: "balance" }), now())
         .catch((err) => log.warn({ err }, "could not schedule the balance check"));
       if (retention) {
-        store
+        store.jobs
           .scheduleOnce(encodeJob({ type: "archive" }), now())
           .catch((err) => log.warn({ err }, "could not schedule the archive sweep"));
       }
@@ -304,7 +304,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     },
     onDeliveryHint: (orderId) => onDeliveryHint(ctx, orderId),
     applyResellerOrder: (orderId, remote) => applyResellerOrder(ctx, orderId, remote),
-    queueDepth: () => store.pendingJobs(),
+    queueDepth: () => store.jobs.pending(),
     outgoingDepth: () => outgoing.depth(),
     kickOutgoing: () => dispatcher.kick(),
   };

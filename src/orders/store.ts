@@ -5,6 +5,7 @@ import type { ReplicaWait } from "../redis/replica-wait.js";
 import { defineScripts } from "../redis/scripts.js";
 import { type OrderKeys, orderKeys } from "./keys.js";
 import { isOpenQuote, isQuoteExpired, needsAttention } from "./lifecycle.js";
+import { JobSchedule } from "./schedule.js";
 import type { Order, OrderFilter, OrderState, Page } from "./types.js";
 
 /**
@@ -15,8 +16,8 @@ import type { Order, OrderFilter, OrderState, Page } from "./types.js";
  * tap move an order once, and the work a transition needs (pay, poll, notify, refund, alert) is
  * recorded with it: a crash cannot separate them.
  *
- * The job schedule is a zset of due times; a claimed job's score becomes its lease's end, so a
- * dead worker's jobs come back by themselves (worker.ts renews the leases of running jobs).
+ * The job schedule (schedule.ts, `store.jobs`) is a zset of due times; a claimed job's score
+ * becomes its lease's end, so a dead worker's jobs come back by themselves.
  */
 
 /** A job (encoded, see jobs.ts) and when it is due, in ms. */
@@ -43,14 +44,7 @@ interface Stored {
   version: number;
 }
 
-const SCRIPTS = [
-  "writeOrder",
-  "claimJobs-1",
-  "finishJob-1",
-  "renewJob-1",
-  "scheduleIfState-2",
-  "removeOrder-6",
-] as const;
+const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-6"] as const;
 
 const READ_CHUNK = 500;
 /** Orders whose last seen version this process keeps, to write without reading first. */
@@ -59,6 +53,8 @@ const RECENT_MAX = 2000;
 export class OrderStore {
   /** The key layout, for tests and tools that inspect Redis; the store's methods are the interface. */
   readonly keys: OrderKeys;
+  /** The job schedule these orders' writes add to (taking, finishing and adding jobs). */
+  readonly jobs: JobSchedule;
   private readonly scripts: ReturnType<typeof defineScripts<(typeof SCRIPTS)[number]>>;
   private readonly now: () => number;
   private readonly outgoing: OutgoingQueue | undefined;
@@ -83,6 +79,7 @@ export class OrderStore {
     } = {},
   ) {
     this.keys = orderKeys(prefix);
+    this.jobs = new JobSchedule(redis, this.keys.jobs);
     this.now = opts.now ?? Date.now;
     this.outgoing = opts.outgoing;
     this.onEffects = opts.onEffects;
@@ -410,59 +407,6 @@ export class OrderStore {
 
   // ---- jobs ----
 
-  /** Takes up to `limit` due jobs for `leaseMs`; returns them with the lease score needed to finish them. */
-  async claim(now: number, limit: number, leaseMs: number): Promise<{ member: string; lease: number }[]> {
-    return (await this.claimNext(now, limit, leaseMs)).jobs;
-  }
-
-  /**
-   * {@link claim}, also telling when the earliest job left in the schedule falls due (a claimed
-   * job's lease end counts: it comes back then if its worker died); undefined when none is left.
-   */
-  async claimNext(
-    now: number,
-    limit: number,
-    leaseMs: number,
-  ): Promise<{ jobs: { member: string; lease: number }[]; nextDueAt: number | undefined }> {
-    const lease = now + leaseMs;
-    const [next, ...members] = (await this.scripts["claimJobs-1"](
-      this.keys.jobs,
-      now,
-      limit,
-      lease,
-    )) as string[];
-    return {
-      jobs: members.map((member) => ({ member, lease })),
-      nextDueAt: next ? Number(next) : undefined,
-    };
-  }
-
-  /** Removes a claimed job (rescheduleAt undefined) or moves it to a later time; no-op if it was rescheduled meanwhile. */
-  async finish(member: string, lease: number, rescheduleAt?: number): Promise<boolean> {
-    const res = await this.scripts["finishJob-1"](
-      this.keys.jobs,
-      member,
-      lease,
-      rescheduleAt === undefined ? "" : rescheduleAt,
-    );
-    return res === 1;
-  }
-
-  /** Moves a running job's lease from `lease` to `newLease`; false when it is no longer ours to extend. */
-  async renew(member: string, lease: number, newLease: number): Promise<boolean> {
-    return (await this.scripts["renewJob-1"](this.keys.jobs, member, lease, newLease)) === 1;
-  }
-
-  /** Schedules a job unconditionally (ZADD). */
-  async schedule(member: string, dueAt: number): Promise<void> {
-    await this.redis.zadd(this.keys.jobs, dueAt, member);
-  }
-
-  /** Schedules a job unless it is scheduled already (ZADD NX). */
-  async scheduleOnce(member: string, dueAt: number): Promise<void> {
-    await this.redis.zadd(this.keys.jobs, "NX", dueAt, member);
-  }
-
   /** Schedules `member` if the order exists and is in one of `states`. */
   async kick(id: string, member: string, states: OrderState[], dueAt = this.now()): Promise<boolean> {
     const res = await this.scripts["scheduleIfState-2"](
@@ -473,10 +417,6 @@ export class OrderStore {
       ...states,
     );
     return res === 1;
-  }
-
-  async pendingJobs(): Promise<number> {
-    return this.redis.zcard(this.keys.jobs);
   }
 
   // ---- retention (see retention.ts) ----

@@ -44,7 +44,7 @@ export async function payFromWallet(
   if (order.state !== "quoted" || order.priceKopecks === undefined)
     return { ok: false, reason: "not_quoted", order };
 
-  await ctx.store.schedule(encodeJob({ type: "wsettle", orderId }), ctx.now() + WALLET_SETTLE_DELAY_MS);
+  await ctx.store.jobs.schedule(encodeJob({ type: "wsettle", orderId }), ctx.now() + WALLET_SETTLE_DELAY_MS);
   const debit = await wallet.debit(userId, {
     amountKopecks: order.priceKopecks,
     reason: "order",

@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.js";
 import { BackgroundLoop, settleWithin } from "../util/timers.js";
-import type { OrderStore } from "./store.js";
+import type { JobSchedule } from "./schedule.js";
 
 /**
  * This process's share of the job schedule: claims due jobs with a lease, runs them (at most
@@ -17,7 +17,7 @@ import type { OrderStore } from "./store.js";
  * leaves finishing or rescheduling the job to the new holder.
  */
 export interface WorkerOptions {
-  store: OrderStore;
+  jobs: JobSchedule;
   log: Logger;
   now: () => number;
   /** Runs one job; a number is "run it again at that time (ms)". */
@@ -67,14 +67,14 @@ export class JobWorker extends BackgroundLoop {
       timeoutMs,
     );
     // Whatever is still running is handed back now rather than after its lease runs out.
-    const { store, now } = this.opts;
+    const { jobs, now } = this.opts;
     await Promise.allSettled(
-      [...this.inFlight.entries()].map(([member, { held }]) => store.finish(member, held.lease, now())),
+      [...this.inFlight.entries()].map(([member, { held }]) => jobs.finish(member, held.lease, now())),
     );
   }
 
   protected async loop(): Promise<void> {
-    const { store, log, now, concurrency, leaseMs, idleDelayMs } = this.opts;
+    const { jobs, log, now, concurrency, leaseMs, idleDelayMs } = this.opts;
     let redisDown = false;
     while (this.running) {
       let claimed: { member: string; lease: number }[] = [];
@@ -83,7 +83,7 @@ export class JobWorker extends BackgroundLoop {
       const free = concurrency - this.inFlight.size;
       if (free > 0) {
         try {
-          ({ jobs: claimed, nextDueAt } = await store.claimNext(now(), free, leaseMs));
+          ({ jobs: claimed, nextDueAt } = await jobs.claimNext(now(), free, leaseMs));
           if (redisDown) log.info("job schedule reachable again");
           redisDown = false;
         } catch (err) {
@@ -94,7 +94,7 @@ export class JobWorker extends BackgroundLoop {
       for (const { member, lease } of claimed) {
         if (this.inFlight.has(member)) {
           // Re-scheduled while it runs here (new work for the same job): run it again afterwards.
-          await store.finish(member, lease, now() + idleDelayMs).catch(() => {});
+          await jobs.finish(member, lease, now() + idleDelayMs).catch(() => {});
           continue;
         }
         const held = { lease };
@@ -118,7 +118,7 @@ export class JobWorker extends BackgroundLoop {
   }
 
   private async handle(member: string, held: { lease: number }): Promise<void> {
-    const { store, log, now, leaseMs } = this.opts;
+    const { jobs, log, now, leaseMs } = this.opts;
     // A job can outlast its lease (a slow reseller, Telegram's limits): keep extending it while it
     // runs so no other worker starts it a second time. Only a dead process stops renewing. One
     // renewal at a time: a slow one must not make the next look like a lost lease.
@@ -130,7 +130,7 @@ export class JobWorker extends BackgroundLoop {
       timer = setTimeout(
         () => {
           const next = now() + leaseMs;
-          renewing = store.renew(member, held.lease, next).then(
+          renewing = jobs.renew(member, held.lease, next).then(
             (ok) => {
               if (ok) held.lease = next;
               else {
@@ -159,13 +159,13 @@ export class JobWorker extends BackgroundLoop {
       const retryAt = await this.opts.run(member);
       await stopRenewing();
       // A lost lease is the new holder's to finish or reschedule.
-      if (!lost) await store.finish(member, held.lease, retryAt);
+      if (!lost) await jobs.finish(member, held.lease, retryAt);
       this.opts.onOutcome?.(member, retryAt === undefined ? "done" : "retry");
     } catch (err) {
       await stopRenewing();
       this.opts.onOutcome?.(member, "error");
       log.error({ err, job: member }, "job failed; will retry");
-      if (!lost) await store.finish(member, held.lease, now() + ERROR_RETRY_MS).catch(() => {});
+      if (!lost) await jobs.finish(member, held.lease, now() + ERROR_RETRY_MS).catch(() => {});
     }
   }
 }

@@ -239,7 +239,7 @@ describe("orders engine", () => {
       customer: newCustomer(),
     });
     await hh.engine.store.update(order.id, (o) => ({ next: { ...o, expiresAt: Date.now() } }));
-    await hh.engine.store.schedule(`expire:${order.id}`, Date.now());
+    await hh.engine.store.jobs.schedule(`expire:${order.id}`, Date.now());
     await eventually(async () => (await hh.engine.get(order.id))?.state === "expired", 5000, "expiry");
     expect(hh.sandbox.stats(order.id).pays).toBe(0);
   });

@@ -80,8 +80,8 @@ describe("referral bonus", () => {
     // The delivery seen again (a late webhook, a poll) and the bonus job run again (a crash before it finished).
     const remote = await hh.client.getOrder(order.id);
     await hh.engine.applyResellerOrder(order.id, remote);
-    await hh.engine.store.schedule(encodeJob({ type: "referral", orderId: order.id }), Date.now());
-    await hh.addEngine().store.schedule(encodeJob({ type: "referral", orderId: order.id }), Date.now());
+    await hh.engine.store.jobs.schedule(encodeJob({ type: "referral", orderId: order.id }), Date.now());
+    await hh.addEngine().store.jobs.schedule(encodeJob({ type: "referral", orderId: order.id }), Date.now());
     await eventually(
       async () => (await hh.redis.zscore(orderKeys(hh.prefix).jobs, `referral:${order.id}`)) === null,
       10_000,
@@ -120,7 +120,7 @@ describe("referral bonus", () => {
     expect(order.state).toBe("failed");
     await eventually(async () => (await hh.engine.get(order.id))?.refund === "done", 10_000, "refunded");
     // A bonus job forced onto the failed order does nothing either.
-    await hh.engine.store.schedule(encodeJob({ type: "referral", orderId: order.id }), Date.now());
+    await hh.engine.store.jobs.schedule(encodeJob({ type: "referral", orderId: order.id }), Date.now());
     await eventually(
       async () => (await hh.redis.zscore(orderKeys(hh.prefix).jobs, `referral:${order.id}`)) === null,
       10_000,

@@ -87,24 +87,24 @@ describe("order store", () => {
 
   it("hands a claimed job to no one else until its lease runs out", async () => {
     const s = new OrderStore(redis, uniquePrefix("jobs"));
-    await s.schedule("track:a", 100);
-    const first = await s.claim(200, 10, 1000);
+    await s.jobs.schedule("track:a", 100);
+    const first = await s.jobs.claim(200, 10, 1000);
     expect(first.map((j) => j.member)).toEqual(["track:a"]);
-    expect(await s.claim(500, 10, 1000)).toEqual([]);
-    const again = await s.claim(1300, 10, 1000);
+    expect(await s.jobs.claim(500, 10, 1000)).toEqual([]);
+    const again = await s.jobs.claim(1300, 10, 1000);
     expect(again.map((j) => j.member)).toEqual(["track:a"]);
     // The first holder's lease is gone, so it cannot remove the job from under the new holder.
-    expect(await s.finish("track:a", first[0]!.lease)).toBe(false);
-    expect(await s.finish("track:a", again[0]!.lease)).toBe(true);
-    expect(await s.pendingJobs()).toBe(0);
+    expect(await s.jobs.finish("track:a", first[0]!.lease)).toBe(false);
+    expect(await s.jobs.finish("track:a", again[0]!.lease)).toBe(true);
+    expect(await s.jobs.pending()).toBe(0);
   });
 
   it("keeps a job that was scheduled again while it ran", async () => {
     const s = new OrderStore(redis, uniquePrefix("jobs"));
-    await s.schedule("card:b", 100);
-    const [claimed] = await s.claim(200, 10, 1000);
-    await s.schedule("card:b", 300);
-    expect(await s.finish("card:b", claimed!.lease)).toBe(false);
-    expect(await s.pendingJobs()).toBe(1);
+    await s.jobs.schedule("card:b", 100);
+    const [claimed] = await s.jobs.claim(200, 10, 1000);
+    await s.jobs.schedule("card:b", 300);
+    expect(await s.jobs.finish("card:b", claimed!.lease)).toBe(false);
+    expect(await s.jobs.pending()).toBe(1);
   });
 });

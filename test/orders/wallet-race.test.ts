@@ -159,7 +159,7 @@ describe("paying orders from one wallet", () => {
     // Another process's worker runs the settle job (scheduled twice: it still records one payment).
     const other = hh.addEngine();
     const job = encodeJob({ type: "wsettle", orderId: order.id });
-    await other.store.schedule(job, Date.now());
+    await other.store.jobs.schedule(job, Date.now());
     const paid = await eventually(
       async () => {
         const o = await hh.engine.get(order.id);
@@ -174,7 +174,7 @@ describe("paying orders from one wallet", () => {
       amount: price,
       telegramChargeId: `wallet:${order.id}`,
     });
-    await other.store.schedule(job, Date.now());
+    await other.store.jobs.schedule(job, Date.now());
     // The customer's tap arriving late is the same payment, not a second one.
     const late = await hh.engine.payFromWallet(order.id, customer.userId);
     expect(late.ok).toBe(true);

@@ -25,9 +25,9 @@ function gate() {
   return { open, opened };
 }
 
-/** A store whose renewals are counted (and, with `slowAnswerMs`, answered late), on the real Redis. */
+/** A job schedule whose renewals are counted (and, with `slowAnswerMs`, answered late), on the real Redis. */
 function countingStore(prefix: string, slowAnswerMs = 0) {
-  const store = new OrderStore(redis, prefix);
+  const store = new OrderStore(redis, prefix).jobs;
   const renewals: boolean[] = [];
   const renew = store.renew.bind(store);
   store.renew = async (member, lease, next) => {
@@ -46,7 +46,7 @@ describe("the job worker's leases", () => {
     const started = gate();
     const release = gate();
     const worker = new JobWorker({
-      store,
+      jobs: store,
       log: logger,
       now: Date.now,
       leaseMs: 300,
@@ -62,13 +62,13 @@ describe("the job worker's leases", () => {
     await started.opened;
     // Another worker's claim: the job's score is now that worker's lease.
     const theirs = Date.now() + 60_000;
-    await redis.zadd(store.jobsKey, theirs, "balance");
+    await redis.zadd(store.key, theirs, "balance");
     // Several renewal turns (a third of the lease each) pass while the job still runs here.
     await sleep(700);
     release.open();
     await worker.stop(1000);
     expect(renewals).toEqual([false]);
-    expect(Number(await redis.zscore(store.jobsKey, "balance"))).toBe(theirs);
+    expect(Number(await redis.zscore(store.key, "balance"))).toBe(theirs);
   });
 
   it("keeps the lease of a long job and finishes it when a renewal is answered late", async () => {
@@ -77,7 +77,7 @@ describe("the job worker's leases", () => {
     const started = gate();
     const release = gate();
     const worker = new JobWorker({
-      store,
+      jobs: store,
       log: logger,
       now: Date.now,
       leaseMs: 300,
@@ -97,6 +97,6 @@ describe("the job worker's leases", () => {
     expect(renewals.length).toBeGreaterThanOrEqual(2);
     expect(renewals.every((ok) => ok)).toBe(true);
     // Finished by the worker that held it all along.
-    expect(await redis.zscore(store.jobsKey, "balance")).toBeNull();
+    expect(await redis.zscore(store.key, "balance")).toBeNull();
   });
 });
