@@ -7,7 +7,7 @@ import {
 import { limit } from "@grammyjs/ratelimiter";
 import { sequentialize } from "@grammyjs/runner";
 import { RedisAdapter } from "@grammyjs/storage-redis";
-import { Bot, Composer, type Context, session } from "grammy";
+import { Bot, type Context, session } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Redis } from "ioredis";
 import { LOCALES } from "../config.js";
@@ -48,6 +48,7 @@ import { topUpsFeature } from "./features/topups.js";
 import { unhandledFeature } from "./features/unhandled.js";
 import { forgetWalletInput, walletFeature } from "./features/wallet.js";
 import { walletOperatorFeature } from "./features/wallet-operator.js";
+import { FlatComposer } from "./flat-composer.js";
 import { createI18n, supportedLocale, translator } from "./i18n.js";
 import { recordPolledPayments, trackUpdates } from "./lifecycle.js";
 import { createLanguageMenu } from "./menus/language.js";
@@ -118,9 +119,11 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
     return next();
   });
 
-  const guarded = bot.errorBoundary(async (err) => {
+  // Everything below runs as one flat list (see flat-composer.ts), inside the error boundary.
+  const guarded = new FlatComposer<BotContext>();
+  bot.errorBoundary(async (err) => {
     await onError(err, i18n, config);
-  });
+  }, guarded);
 
   // Banned customers stop here (answered from a per-process copy of the ban list, no Redis call
   // per update); the username index behind /customer @name is written only when a name changed.
@@ -191,7 +194,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   );
 
   // Commands always work, even in the middle of a flow: they leave it first.
-  const leaveFlows = new Composer<BotContext>();
+  const leaveFlows = new FlatComposer<BotContext>();
   leaveFlows.command([...CUSTOMER_COMMANDS], async (ctx, next) => {
     if (Object.keys(ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
     await next();

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import { resolveAudience } from "../../broadcast/audience.js";
 import { contentFromMessage, sendContent } from "../../broadcast/content.js";
 import type { Audience, BroadcastRecord } from "../../broadcast/types.js";
 import { type Config, LOCALES, PRODUCT_KINDS } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import type { BotContext, BroadcastDraft } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import {
   audienceCode,
   PRODUCT_DAYS,
@@ -59,7 +60,7 @@ export function broadcastFeature(deps: {
   const isOperator = (ctx: BotContext) =>
     ctx.from !== undefined && operators.has(ctx.from.id) && ctx.chat?.type === "private";
 
-  const root = new Composer<BotContext>();
+  const root = new FlatComposer<BotContext>();
   root.callbackQuery(new RegExp(`^${CB.broadcast}`), async (ctx, next) => {
     if (isOperator(ctx)) return next();
     log.warn({ userId: ctx.from.id }, "broadcast button from a non-operator");

@@ -1,10 +1,11 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { showCard } from "./shared.js";
 
 /** /cancel: leaves any flow and cancels the unpaid quote the customer was looking at. */
 export function cancelFeature(): Composer<BotContext> {
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
   c.command("cancel", async (ctx) => {
     // Active conversations were already left by the escape middleware (see index.ts).
     const quoteId = ctx.session.lastQuoteId;

@@ -36,12 +36,12 @@ export function banGate(
 
 /** Keeps the username index of /customer @name up to date (a Redis write only when a name changed). */
 export function recordCustomer(customers: CustomerRecords) {
-  return async (ctx: BotContext, next: NextFunction): Promise<void> => {
+  return (ctx: BotContext, next: NextFunction): Promise<void> => {
     const from = ctx.from;
     if (from && !from.is_bot) {
       // Not awaited: the customer's answer does not wait for the operators' username index.
       customers.usernames.seen(from).catch((err) => ctx.logger.warn({ err }, "username index not updated"));
     }
-    await next();
+    return next();
   };
 }

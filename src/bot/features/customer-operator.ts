@@ -1,8 +1,9 @@
-import { Composer, type NextFunction } from "grammy";
+import type { Composer, NextFunction } from "grammy";
 import type { Config } from "../../config.js";
 import { NOTE_MAX_CHARS } from "../../customers/notes.js";
 import type { Logger } from "../../logger.js";
 import type { BotContext, CustomerRecords } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { renderCustomerFile, renderNoteQuestion } from "../format/customer-operator.js";
 import { CB } from "../keyboards/callbacks.js";
 import { answerQuietly, leaveFlows, localeOf, showView, tOf } from "./shared.js";
@@ -41,7 +42,7 @@ export function customerOperatorFeature(deps: {
   const isOperator = (ctx: BotContext) =>
     ctx.from !== undefined && operators.has(ctx.from.id) && ctx.chat?.type === "private";
 
-  const root = new Composer<BotContext>();
+  const root = new FlatComposer<BotContext>();
   root.callbackQuery(new RegExp(`^${CB.customerOperator}`), async (ctx, next) => {
     if (isOperator(ctx)) return next();
     log.warn(
@@ -166,7 +167,7 @@ export function customerOperatorFeature(deps: {
  * Forgets a note question no longer being answered: after a command, another button, or when it
  * is older than an hour. Installed right after the session, with the wallet's.
  */
-export async function forgetCustomerNote(ctx: BotContext, next: NextFunction): Promise<void> {
+export function forgetCustomerNote(ctx: BotContext, next: NextFunction): Promise<void> {
   const input = ctx.chat === undefined ? undefined : ctx.session.customerNote;
   if (input) {
     const data = ctx.callbackQuery?.data;
@@ -175,5 +176,5 @@ export async function forgetCustomerNote(ctx: BotContext, next: NextFunction): P
     const otherButton = data !== undefined && !data.startsWith(CB.customerOperator);
     if (command || otherButton || Date.now() - input.at > NOTE_TTL_MS) ctx.session.customerNote = undefined;
   }
-  await next();
+  return next();
 }

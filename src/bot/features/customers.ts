@@ -1,6 +1,7 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import type { CustomerRegistry } from "../../customers/registry.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { localeOf } from "./shared.js";
 
 /**
@@ -9,7 +10,7 @@ import { localeOf } from "./shared.js";
  * change of language), and Telegram's my_chat_member updates mark a block and an unblock.
  */
 export function customersFeature(registry: CustomerRegistry): Composer<BotContext> {
-  const root = new Composer<BotContext>();
+  const root = new FlatComposer<BotContext>();
   root.on("my_chat_member", async (ctx, next) => {
     if (ctx.chat.type !== "private") return next();
     const status = ctx.myChatMember.new_chat_member.status;
@@ -22,7 +23,7 @@ export function customersFeature(registry: CustomerRegistry): Composer<BotContex
       // Not awaited: the customer's answer does not wait for the registry.
       registry.touch(chat.id, locale).catch((err) => ctx.logger.warn({ err }, "customer not recorded"));
     }
-    await next();
+    return next();
   });
   return root;
 }

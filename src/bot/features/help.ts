@@ -1,10 +1,11 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { escapeHtml } from "../format/html.js";
 
 /** /help. (/paysupport, which Telegram expects from bots that take Stars, leads to support: features/support.ts.) */
 export function helpFeature(): Composer<BotContext> {
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
   const contact = (ctx: BotContext) => {
     const s = ctx.deps.config.supportContact;
     return s ? ctx.t("support-contact", { contact: escapeHtml(s) }) : ctx.t("support-no-contact");

@@ -1,5 +1,6 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { ORDERS_PAGE_SIZE, renderOrdersPage } from "../format/orders-list.js";
 import { CB } from "../keyboards/callbacks.js";
 import { isNotModified } from "../telegram-errors.js";
@@ -29,7 +30,7 @@ export async function showOrders(ctx: BotContext, offset: number, editMessageId?
 
 /** /orders: the customer's orders, paged; tapping one shows its card. */
 export function myOrdersFeature(): Composer<BotContext> {
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
   c.command("orders", (ctx) => showOrders(ctx, 0));
   c.callbackQuery(`${CB.menu}orders`, async (ctx) => {
     await answerQuietly(ctx);

@@ -3,7 +3,7 @@ import { createWriteStream } from "node:fs";
 import { rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Composer, InlineKeyboard, InputFile } from "grammy";
+import { type Composer, InlineKeyboard, InputFile } from "grammy";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import { ExportTooLargeError, writeOrdersCsv } from "../../orders/export.js";
@@ -19,6 +19,7 @@ import {
 } from "../../orders/export-period.js";
 import type { OrdersApi } from "../../orders/types.js";
 import type { BotContext, Translate } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { escapeHtml } from "../format/html.js";
 import { formatNumber } from "../format/money.js";
 import { clip } from "../format/operator.js";
@@ -77,7 +78,7 @@ export function operatorExportFeature(deps: {
     ctx.from !== undefined && operators.has(ctx.from.id) && ctx.chat?.type === "private";
   const running = new Set<number>();
 
-  const root = new Composer<BotContext>();
+  const root = new FlatComposer<BotContext>();
   root.callbackQuery(new RegExp(`^${CB.operatorExport}`), async (ctx, next) => {
     if (isOperator(ctx)) return next();
     log.warn(

@@ -1,4 +1,4 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import {
@@ -11,6 +11,7 @@ import {
 import { ROUNDINGS } from "../../orders/pricing.js";
 import type { OrdersApi } from "../../orders/types.js";
 import type { BotContext, PricesInput } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import {
   kindOf,
   PRICE_CHANGES_SHOWN,
@@ -86,7 +87,7 @@ export function operatorPricesFeature(deps: {
   const isOperator = (ctx: BotContext) =>
     ctx.from !== undefined && operators.has(ctx.from.id) && ctx.chat?.type === "private";
 
-  const root = new Composer<BotContext>();
+  const root = new FlatComposer<BotContext>();
   root.callbackQuery(new RegExp(`^${CB.prices}`), async (ctx, next) => {
     if (isOperator(ctx) && deps.orders.prices) return next();
     log.warn({ userId: ctx.from.id, data: ctx.callbackQuery.data.slice(0, 64) }, "prices button refused");

@@ -1,9 +1,10 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import type { OrdersApi } from "../../orders/types.js";
 import { parsePromoCommand } from "../../promo/parse.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { describePromo, PROMO_PAGE_SIZE, renderPromoList } from "../format/operator-promo.js";
 import { CB } from "../keyboards/callbacks.js";
 import { answerQuietly, localeOf, showView, tOf } from "./shared.js";
@@ -25,7 +26,7 @@ export function operatorPromoFeature(deps: {
   const isOperator = (ctx: BotContext) =>
     ctx.from !== undefined && operators.has(ctx.from.id) && ctx.chat?.type === "private";
 
-  const root = new Composer<BotContext>();
+  const root = new FlatComposer<BotContext>();
   root.callbackQuery(new RegExp(`^${CB.promoOperator}`), async (ctx, next) => {
     if (isOperator(ctx) && deps.orders.promos) return next();
     log.warn({ userId: ctx.from.id, data: ctx.callbackQuery.data.slice(0, 64) }, "promo button refused");

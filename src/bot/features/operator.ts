@@ -1,4 +1,4 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import { orderStats } from "../../orders/stats.js";
@@ -6,6 +6,7 @@ import type { Order, OrderFilter, OrdersApi } from "../../orders/types.js";
 import { ResellerApiError } from "../../reseller/errors.js";
 import type { ResellerClient } from "../../reseller/types.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { stripHtml } from "../format/html.js";
 import {
   clip,
@@ -67,7 +68,7 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
   const operators = new Set(config.operatorIds);
   const isOperator = (ctx: BotContext) => ctx.from !== undefined && operators.has(ctx.from.id);
 
-  const root = new Composer<BotContext>();
+  const root = new FlatComposer<BotContext>();
 
   /** The operators' group (OPERATOR_CHAT_ID): alerts land there, and anyone in it may see their buttons. */
   const inOperatorsGroup = (ctx: BotContext) =>

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { I18n } from "@grammyjs/i18n";
-import { Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
 import { ProductPausedError } from "../../orders/deposit-guard.js";
 import {
@@ -10,6 +10,7 @@ import {
   ProductUnavailableError,
 } from "../../orders/types.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { shortId } from "../format/card.js";
 import { renderOpenQuotes } from "../format/open-quotes.js";
 import { translator } from "../i18n.js";
@@ -68,7 +69,7 @@ type MarkPaidResult = Awaited<ReturnType<OrdersApi["markPaid"]>>;
 const recorded = new WeakMap<Message, MarkPaidResult>();
 
 export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
 
   // The card's one button when CHECKOUT offers one rail (and cards shown before there were several).
   c.callbackQuery(new RegExp(`^${CB.pay}${ID}$`), (ctx) => {

@@ -1,6 +1,7 @@
-import { Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard } from "grammy";
 import { normalizeCode } from "../../promo/discount.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { formatOrderPrice, shortId } from "../format/card.js";
 import { formatRub } from "../format/money.js";
 import { CB } from "../keyboards/callbacks.js";
@@ -22,7 +23,7 @@ const FINAL_REFUSALS = new Set(["already", "payment_started", "not_quoted"]);
  * a code that does not apply gets its reason and the question again.
  */
 export function promoFeature(): Composer<BotContext> {
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
   const cancelKb = (ctx: BotContext) => new InlineKeyboard().text(ctx.t("btn-cancel"), `${CB.promo}x`);
 
   // Another button (the menu, the wallet…) ends the question: the next text is not a code.

@@ -1,6 +1,7 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import { INVITE_PREFIX } from "../../referrals/referrals.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { renderInvite } from "../format/referrals.js";
 import { CB } from "../keyboards/callbacks.js";
 import { answerQuietly, localeOf, showView, tOf } from "./shared.js";
@@ -13,7 +14,7 @@ import { answerQuietly, localeOf, showView, tOf } from "./shared.js";
  * With REFERRAL_PERCENT at 0 the button is not shown and a pressed old one says referrals are off.
  */
 export function referralsFeature(): Composer<BotContext> {
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
   const p = c.filter((ctx) => ctx.chat?.type === "private");
   p.callbackQuery(`${CB.menu}invite`, async (ctx) => {
     const { referrals, config } = ctx.deps;

@@ -1,7 +1,8 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import { PRODUCT_KINDS, type ProductKind } from "../../config.js";
 import { INVITE_PREFIX } from "../../referrals/referrals.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { CB } from "../keyboards/callbacks.js";
 import { mainMenu, mayOrder, productsOnSale } from "../keyboards/main-menu.js";
 import { followInvite } from "./referrals.js";
@@ -9,7 +10,7 @@ import { answerQuietly, localeOf, tOf } from "./shared.js";
 
 /** /start and the main menu: one button per enabled product kind, each entering its flow. */
 export function startFeature(): Composer<BotContext> {
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
 
   c.command("start", async (ctx) => {
     if (!mayOrder(ctx.deps.config, ctx.from?.id ?? 0)) {

@@ -1,7 +1,8 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import type { Message } from "grammy/types";
 import type { Config } from "../../config.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { escapeHtml } from "../format/html.js";
 import { CB } from "../keyboards/callbacks.js";
 import type { OperatorMessage, SupportRelay } from "../support-relay.js";
@@ -44,7 +45,7 @@ export function supportFeature(deps: SupportFeatureDeps): Composer<BotContext> {
   const { config, relay, store } = deps;
   const now = deps.now ?? Date.now;
   const operators = new Set(config.operatorIds);
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
 
   // ---------- the operators' side ----------
 

@@ -1,9 +1,10 @@
 import type { I18n } from "@grammyjs/i18n";
-import { Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
 import type { OrdersApi } from "../../orders/types.js";
 import { isTopUpPayload, type TopUp, type TopUpCheck } from "../../wallet/topups.js";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { formatRub } from "../format/money.js";
 import { translator } from "../i18n.js";
 import { decodeTopUp, TOP_UP_CALLBACK } from "../keyboards/callbacks.js";
@@ -41,7 +42,7 @@ export async function creditTopUp(orders: OrdersApi, message: Message): Promise<
  * which never see a `topup:` payload.
  */
 export function topUpsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
 
   c.callbackQuery(TOP_UP_CALLBACK, async (ctx) => {
     const topups = ctx.deps.orders.topups;

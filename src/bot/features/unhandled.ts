@@ -1,9 +1,10 @@
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import type { BotContext } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 
 /** Last in the chain: outdated buttons and text outside any flow. */
 export function unhandledFeature(): Composer<BotContext> {
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
   c.on("callback_query", (ctx) =>
     ctx.answerCallbackQuery({ text: ctx.t("button-outdated") }).catch(() => undefined),
   );

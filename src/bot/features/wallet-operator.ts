@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { Composer } from "grammy";
+import type { Composer } from "grammy";
 import type { Config, Locale } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import type { WalletResult } from "../../wallet/types.js";
 import type { BotContext, Translate, WalletInput } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { formatRub } from "../format/money.js";
 import { formatSignedRub, WALLET_PAGE_SIZE } from "../format/wallet.js";
 import {
@@ -42,7 +43,7 @@ export function walletOperatorFeature(deps: {
   const isOperator = (ctx: BotContext) =>
     ctx.from !== undefined && operators.has(ctx.from.id) && ctx.chat?.type === "private";
 
-  const root = new Composer<BotContext>();
+  const root = new FlatComposer<BotContext>();
   root.callbackQuery(new RegExp(`^${CB.walletOperator}`), async (ctx, next) => {
     if (isOperator(ctx)) return next();
     log.warn(

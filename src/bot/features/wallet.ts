@@ -1,6 +1,7 @@
-import { Composer, type NextFunction } from "grammy";
+import type { Composer, NextFunction } from "grammy";
 import type { BotContext } from "../context.js";
 import { WALLET_INPUT_TTL_MS } from "../context.js";
+import { FlatComposer } from "../flat-composer.js";
 import { topUpRails } from "../format/rails.js";
 import {
   renderTopUpAmounts,
@@ -23,7 +24,7 @@ import { answerQuietly, leaveFlows, localeOf, showView, tOf } from "./shared.js"
  * list `wallet`) /wallet says the wallet is not available and its buttons do nothing.
  */
 export function walletFeature(): Composer<BotContext> {
-  const c = new Composer<BotContext>();
+  const c = new FlatComposer<BotContext>();
   const w = c.filter((ctx) => ctx.chat?.type === "private");
 
   w.command("wallet", async (ctx) => {
@@ -133,7 +134,7 @@ async function showRails(ctx: BotContext, amountKopecks: number, edit: boolean):
  * than the wallet's, or when it is older than {@link WALLET_INPUT_TTL_MS}. Installed right after
  * the session, before anything that could take the update.
  */
-export async function forgetWalletInput(ctx: BotContext, next: NextFunction): Promise<void> {
+export function forgetWalletInput(ctx: BotContext, next: NextFunction): Promise<void> {
   if (ctx.chat !== undefined) {
     const input = ctx.session.walletInput;
     if (input) {
@@ -147,5 +148,5 @@ export async function forgetWalletInput(ctx: BotContext, next: NextFunction): Pr
       }
     }
   }
-  await next();
+  return next();
 }
