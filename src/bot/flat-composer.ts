@@ -10,24 +10,35 @@ import { Composer, type Context, type Middleware, type MiddlewareFn, type NextFu
  * for as long as that handler waits on Telegram, Redis or the reseller. Under a rush those frames
  * were most of the bot's memory in flight and a good part of its CPU per update.
  *
- * Here `use` appends to a list and `middleware()` walks it: a middleware that passes an update
- * on (a filter that does not match, `pass`) returns the next one's promise and leaves no frame
- * behind; a predicate is called directly, without a Composer per update. Everything else is
+ * Here `use` and `filter` append to a list and `middleware()` walks it: a filter that does not
+ * match is skipped inside one loop (no closure, no promise), and a middleware that passes an
+ * update on returns the next one's promise and leaves no frame behind. Everything else is
  * grammY's: `command`, `callbackQuery`, `on`, `filter`, `errorBoundary` and friends work as
  * documented, and the composer a method returns can still be extended after registration.
  */
 export class FlatComposer<C extends Context> extends Composer<C> {
-  private readonly list: MiddlewareFn<C>[];
+  private readonly list: Entry<C>[];
   private readonly run: MiddlewareFn<C>;
 
   constructor(...middleware: Array<Middleware<C>>) {
     super();
-    const list = middleware.map(toFn);
+    const list: Entry<C>[] = middleware.map((mw) => ({ run: toFn(mw) }));
     this.list = list;
     this.run = (ctx, next) => {
-      const step = (i: number): Promise<void> => {
-        const mw = list[i];
-        if (mw === undefined) return next();
+      // Filters that do not match are skipped in this loop: no closure, no promise.
+      const step = (from: number): Promise<void> => {
+        for (let i = from; i < list.length; i++) {
+          const entry = list[i] as Entry<C>;
+          if (entry.when) {
+            const ok = entry.when(ctx);
+            if (ok instanceof Promise) return ok.then((v) => (v ? call(entry.run, i) : step(i + 1)));
+            if (!ok) continue;
+          }
+          return call(entry.run, i);
+        }
+        return next();
+      };
+      const call = (mw: MiddlewareFn<C>, i: number): Promise<void> => {
         let called = false;
         const onward: NextFunction = () => {
           if (called) return Promise.reject(new Error("`next` already called before!"));
@@ -51,12 +62,31 @@ export class FlatComposer<C extends Context> extends Composer<C> {
 
   override use(...middleware: Array<Middleware<C>>): Composer<C> {
     const composer = new FlatComposer<C>(...middleware);
-    this.list.push(composer.middleware());
+    this.list.push({ run: composer.middleware() });
+    return composer;
+  }
+
+  // `on`, `command`, `callbackQuery`, `hears` and the rest are filters: their predicates are
+  // checked in the loop above.
+  override filter<D extends C>(
+    predicate: (ctx: C) => ctx is D,
+    ...middleware: Array<Middleware<D>>
+  ): Composer<D>;
+  override filter(
+    predicate: (ctx: C) => MaybePromise<boolean>,
+    ...middleware: Array<Middleware<C>>
+  ): Composer<C>;
+  override filter(
+    predicate: (ctx: C) => MaybePromise<boolean>,
+    ...middleware: Array<Middleware<C>>
+  ): Composer<C> {
+    const composer = new FlatComposer<C>(...middleware);
+    this.list.push({ when: predicate, run: composer.middleware() });
     return composer;
   }
 
   override branch(
-    predicate: (ctx: C) => boolean | Promise<boolean>,
+    predicate: (ctx: C) => MaybePromise<boolean>,
     trueMiddleware: Middleware<C> | Array<Middleware<C>>,
     falseMiddleware: Middleware<C> | Array<Middleware<C>>,
   ): Composer<C> {
@@ -68,6 +98,14 @@ export class FlatComposer<C extends Context> extends Composer<C> {
       return (ok ? yes : no)(ctx, next);
     });
   }
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** One middleware of the list; `when`, if given, decides per update whether it runs at all. */
+interface Entry<C extends Context> {
+  when?: (ctx: C) => MaybePromise<boolean>;
+  run: MiddlewareFn<C>;
 }
 
 /** A middleware object is asked for its function at every call, as grammY does: it may change. */
