@@ -30,7 +30,12 @@ export class FlatComposer<C extends Context> extends Composer<C> {
         for (let i = from; i < list.length; i++) {
           const entry = list[i] as Entry<C>;
           if (entry.when) {
-            const ok = entry.when(ctx);
+            let ok: MaybePromise<boolean>;
+            try {
+              ok = entry.when(ctx);
+            } catch (err) {
+              return Promise.reject(err);
+            }
             if (ok instanceof Promise) return ok.then((v) => (v ? call(entry.run, i) : step(i + 1)));
             if (!ok) continue;
           }

@@ -168,6 +168,14 @@ describe("FlatComposer", () => {
     const p = s.middleware()(ctx, async () => {});
     expect(p).toBeInstanceOf(Promise);
     await expect(p).rejects.toThrow("sync");
+
+    const f = new FlatComposer<Context>();
+    f.filter(() => {
+      throw new Error("predicate");
+    });
+    const q = f.middleware()(ctx, async () => {});
+    expect(q).toBeInstanceOf(Promise);
+    await expect(q).rejects.toThrow("predicate");
   });
 
   it("asks a middleware object for its function at every update", async () => {
