@@ -1,25 +1,12 @@
 import { createHook } from "node:async_hooks";
 import { setImmediate as tick } from "node:timers/promises";
 import { Api, Composer, Context, type MiddlewareFn } from "grammy";
-import type { Update, UserFromGetMe } from "grammy/types";
+import type { Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
 import { FlatComposer } from "../../src/bot/flat-composer.js";
+import { BOT_INFO } from "./helpers/telegram-recorder.js";
 
-const me: UserFromGetMe = {
-  id: 1,
-  is_bot: true,
-  first_name: "Shop",
-  username: "shop_bot",
-  can_join_groups: false,
-  can_read_all_group_messages: false,
-  supports_inline_queries: false,
-  can_connect_to_business: false,
-  has_main_web_app: false,
-  has_topics_enabled: false,
-  allows_users_to_create_topics: false,
-  can_manage_bots: false,
-  supports_join_request_queries: false,
-};
+const me = BOT_INFO;
 const api = new Api("1:test");
 const from = { id: 42, is_bot: false, first_name: "Ann" };
 const chat = { id: 42, type: "private" as const, first_name: "Ann" };
