@@ -1,6 +1,6 @@
 /**
  * The rush: N customers start the Stars flow within one second (their /start spread evenly over
- * it), Telegram emulator limits off, the bot as deployed (`node dist/main.js`, its outgoing queue
+ * it), Telegram emulator limits off, the bot as deployed (`npm start`'s command line, its outgoing queue
  * pacing its own messages at ~29/s). Beside it the floor: a bare grammY + runner bot
  * (bench/bare-bot.ts) handling the same number of updates from the same number of customers.
  */
