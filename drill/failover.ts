@@ -180,9 +180,5 @@ export async function failoverDrill(opts: FailoverOptions, sink: LogSink): Promi
 
 /** Orders paid or pending (between the customer's payment and delivery) right now. */
 async function ordersInFlight(redis: Redis, prefix: string): Promise<number> {
-  const [paid, pending] = await Promise.all([
-    redis.zcard(`${prefix}idx:state:paid`),
-    redis.zcard(`${prefix}idx:state:pending`),
-  ]);
-  return paid + pending;
+  return redis.zcard(`${prefix}idx:inflight`);
 }

@@ -243,6 +243,7 @@ const emptyCounts = (): FilterCounts => ({ all: 0, pending: 0, delivered: 0, fai
 export function matchesFilter(order: Order, filter: OrderFilter): boolean {
   if (filter === "all") return true;
   if (filter === "attention") return needsAttention(order);
+  if (filter === "pending") return order.state === "paid" || order.state === "pending";
   return order.state === filter;
 }
 

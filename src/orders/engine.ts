@@ -283,6 +283,9 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     findArchived: retention ? (prefix, max) => retention.archive.find(prefix, max) : undefined,
     start() {
       if (worker.isRunning) return;
+      store
+        .migrateIndexes()
+        .catch((err) => log.warn({ err }, "could not bring the order indexes up to date"));
       store.jobs
         .scheduleOnce(encodeJob({ type: "balance" }), now())
         .catch((err) => log.warn({ err }, "could not schedule the balance check"));

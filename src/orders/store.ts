@@ -91,8 +91,8 @@ export class OrderStore {
     return this.keys.jobs;
   }
 
-  stateIndex(state: OrderState): string {
-    return this.keys.state(state);
+  stateIndex(state: OrderState): string | undefined {
+    return this.keys.stateIndex(state);
   }
 
   chatIndex(chatId: number): string {
@@ -157,9 +157,11 @@ export class OrderStore {
       add(this.keys.all, next.createdAt, next.id);
       add(this.keys.chat(next.customer.chatId), next.createdAt, next.id);
     }
-    if (prev?.state !== next.state) {
-      if (prev) rem(this.keys.state(prev.state), next.id);
-      add(this.keys.state(next.state), next.createdAt, next.id);
+    const prevIndex = prev ? this.keys.stateIndex(prev.state) : undefined;
+    const nextIndex = this.keys.stateIndex(next.state);
+    if (prevIndex !== nextIndex) {
+      if (prevIndex) rem(prevIndex, next.id);
+      if (nextIndex) add(nextIndex, next.createdAt, next.id);
     }
     // The chat's unpaid quotes, scored by expiry: what MAX_OPEN_QUOTES counts.
     const openKey = this.keys.open(next.customer.chatId);
@@ -374,6 +376,22 @@ export class OrderStore {
     return orders;
   }
 
+  /**
+   * Brings the indexes of an earlier layout up to date: orders paid or pending used to have one
+   * index per state (draft and quoted too); they are now in `idx:inflight`, and unpaid quotes in
+   * none. Idempotent, one MULTI; run at start-up.
+   */
+  async migrateIndexes(): Promise<void> {
+    const old = (s: string) => `${this.keys.prefix}idx:state:${s}`;
+    const replies = await this.redis
+      .multi()
+      .zunionstore(this.keys.inflight, 3, this.keys.inflight, old("paid"), old("pending"), "AGGREGATE", "MIN")
+      .del(old("draft"), old("quoted"), old("paid"), old("pending"))
+      .exec();
+    const failed = replies?.find(([err]) => err)?.[0];
+    if (failed) throw failed;
+  }
+
   // ---- operator alert windows ----
 
   /** Opens the throttle window of an alert kind; false while one is open already. */
@@ -427,14 +445,9 @@ export class OrderStore {
    * before, so nothing older than the retention is missed).
    */
   async createdBefore(state: OrderState, before: number, offset: number, count: number): Promise<Stored[]> {
-    const ids = await this.redis.zrangebyscore(
-      this.keys.state(state),
-      "-inf",
-      `(${before}`,
-      "LIMIT",
-      offset,
-      count,
-    );
+    const index = this.keys.stateIndex(state);
+    if (!index) return [];
+    const ids = await this.redis.zrangebyscore(index, "-inf", `(${before}`, "LIMIT", offset, count);
     if (ids.length === 0) return [];
     const pipe = this.redis.pipeline();
     for (const id of ids) pipe.hmget(this.keys.order(id), "v", "json");
@@ -456,7 +469,8 @@ export class OrderStore {
       this.keys.order(order.id),
       this.keys.all,
       this.keys.chat(order.customer.chatId),
-      this.keys.state(order.state),
+      // An unpaid quote is in no state index; removing it from the in-flight one is then a no-op.
+      this.keys.stateIndex(order.state) ?? this.keys.inflight,
       this.keys.attention,
       this.keys.jobs,
       version,

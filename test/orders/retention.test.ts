@@ -70,7 +70,7 @@ async function tracesOf(store: OrderStore, order: Order): Promise<string[]> {
   for (const [name, key] of [
     ["idx:all", k.all],
     ["idx:chat", k.chat(order.customer.chatId)],
-    [`idx:state:${order.state}`, k.state(order.state)],
+    [`idx:state:${order.state}`, k.stateIndex(order.state) ?? k.inflight],
     ["idx:attention", k.attention],
   ] as const) {
     if ((await redis.zscore(key, order.id)) !== null) found.push(name);

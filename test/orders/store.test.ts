@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OrderStore } from "../../src/orders/store.js";
-import type { Order } from "../../src/orders/types.js";
+import { FINAL_STATES, type Order } from "../../src/orders/types.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 function sampleOrder(overrides: Partial<Order> = {}): Order {
@@ -54,12 +54,51 @@ describe("order store", () => {
     expect((await store.get(order.id))?.telegramChargeId).toBe(winner);
   });
 
-  it("keeps the state indexes in step with the record", async () => {
+  it("lists an order in flight from payment to settling, then under its final state, and an unpaid quote in none", async () => {
+    const store = new OrderStore(redis, uniquePrefix("store-index"));
     const order = sampleOrder();
+    const k = store.keys;
+    const indexesOf = async () => {
+      const found: string[] = [];
+      for (const key of [k.inflight, ...FINAL_STATES.map((s) => k.stateIndex(s)!)]) {
+        if ((await redis.zscore(key, order.id)) !== null) found.push(key.slice(key.indexOf("idx:")));
+      }
+      return found;
+    };
     await store.create(order, []);
+    expect(await indexesOf()).toEqual([]);
     await store.update(order.id, (o) => ({ next: { ...o, state: "paid" } }));
-    expect(await redis.zscore(store.stateIndex("quoted"), order.id)).toBeNull();
-    expect(await redis.zscore(store.stateIndex("paid"), order.id)).not.toBeNull();
+    expect(await indexesOf()).toEqual(["idx:inflight"]);
+    await store.update(order.id, (o) => ({ next: { ...o, state: "pending" } }));
+    expect(await indexesOf()).toEqual(["idx:inflight"]);
+    expect((await store.pageByFilter("pending", 0, 10)).items.map((o) => o.id)).toEqual([order.id]);
+    await store.update(order.id, (o) => ({ next: { ...o, state: "delivered" } }));
+    expect(await indexesOf()).toEqual(["idx:state:delivered"]);
+    expect((await store.pageByFilter("pending", 0, 10)).total).toBe(0);
+    expect((await store.pageByFilter("delivered", 0, 10)).items.map((o) => o.id)).toEqual([order.id]);
+  });
+
+  it("moves the per-state indexes of the earlier layout into the in-flight one at start-up", async () => {
+    const store = new OrderStore(redis, uniquePrefix("store-migrate"));
+    const p = store.keys.prefix;
+    await redis.zadd(`${p}idx:state:paid`, 5, "a");
+    await redis.zadd(`${p}idx:state:pending`, 3, "b");
+    await redis.zadd(`${p}idx:state:quoted`, 4, "c");
+    await redis.zadd(`${p}idx:state:draft`, 2, "d");
+    await redis.zadd(store.keys.inflight, 1, "e");
+    await store.migrateIndexes();
+    expect(await redis.zrange(store.keys.inflight, 0, -1, "WITHSCORES")).toEqual([
+      "e",
+      "1",
+      "b",
+      "3",
+      "a",
+      "5",
+    ]);
+    for (const s of ["paid", "pending", "quoted", "draft"])
+      expect(await redis.exists(`${p}idx:state:${s}`)).toBe(0);
+    await store.migrateIndexes();
+    expect(await redis.zcard(store.keys.inflight)).toBe(3);
   });
 
   it("records the jobs of a write atomically with it", async () => {
