@@ -52,7 +52,12 @@ function createRequest(ctx: EngineContext, order: Order): CreateOrderRequest {
   return req;
 }
 
-async function callCreate(ctx: EngineContext, order: Order, settings?: PriceSettings): Promise<Order> {
+async function callCreate(
+  ctx: EngineContext,
+  order: Order,
+  settings: PriceSettings | undefined,
+  cardMessageId: number | undefined,
+): Promise<Order> {
   const { config } = ctx;
   let created: Awaited<ReturnType<ResellerClient["createOrder"]>>;
   try {
@@ -80,6 +85,8 @@ async function callCreate(ctx: EngineContext, order: Order, settings?: PriceSett
     starsAmount: config.checkout.includes("stars") ? starsAmount : undefined,
     resellerStatus: created.status,
     expiresAt: ctx.now() + config.quoteTtlSeconds * 1000,
+    // Recorded with the price, not before: a quote refused from `draft` leaves the flow's message alone.
+    ...(cardMessageId !== undefined ? { cardMessageId } : {}),
   }));
   const result = res.order ?? (await ctx.store.get(order.id));
   if (!result) throw new Error(`order ${order.id} vanished`);
@@ -160,11 +167,11 @@ export async function quote(ctx: EngineContext, input: QuoteInput): Promise<Orde
     // Refused before `create`: the customer pays or cancels one of these first.
     throw new OpenQuotesLimitError(max ?? 0, await ctx.store.openQuotes(order.customer.chatId));
   }
-  if (created === "created") return callCreate(ctx, order, settings);
+  if (created === "created") return callCreate(ctx, order, settings, input.cardMessageId);
   // The id is known already (a repeated tap, a retry after a crash): go on from where it is.
   const existing = await ctx.store.get(input.orderId);
   if (!existing) throw new Error(`order ${input.orderId} could not be created`);
-  return existing.state === "draft" ? callCreate(ctx, existing) : existing;
+  return existing.state === "draft" ? callCreate(ctx, existing, undefined, input.cardMessageId) : existing;
 }
 
 export async function checkPayable(

@@ -153,11 +153,14 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
   }
   // The card follows the order. When it becomes paid in the chat (a Telegram payment, the wallet,
   // Confirm) the bot shows it in its answer; a payment made on a provider's page has no such answer.
+  // A fresh quote's card is the answer of the flow that asked for it.
   const moved = from !== null && from !== order.state;
   const rail = order.rail;
   const shownOnPayment = order.state === "paid" && rail !== "yookassa" && rail !== "cryptopay";
+  const shownOnQuote = from === "draft" && order.state === "quoted";
   if (
     !shownOnPayment &&
+    !shownOnQuote &&
     ((moved && order.cardMessageId !== undefined) || (moved && order.state === "pending"))
   ) {
     jobs.push(send({ kind: "card", chatId: order.customer.chatId, orderId }));

@@ -205,6 +205,12 @@ export interface QuoteInput {
   orderId: string;
   item: OrderItem;
   customer: Customer;
+  /**
+   * The chat message the caller will turn into the order's card (a flow edits its last question
+   * into it): recorded with the order, so the card's later updates edit it. The caller shows the
+   * quoted card itself; a different message shown instead is recorded with `setCardMessage`.
+   */
+  cardMessageId?: number;
 }
 
 /**

@@ -57,7 +57,12 @@ describe("the Stars flow", () => {
     expect(card).toContain("For: @alice_buyer");
     expect(card).toContain("Price: <b>74 ⭐ (₽110)</b>");
     const order = h.orders.orders.get(q.orderId)!;
-    expect(order.cardMessageId).toBeTypeOf("number");
+    // The question's message became the card; the quote recorded it, no write of its own.
+    const shown = h.tg.last("editMessageText");
+    expect(shown?.payload.text).toBe(card);
+    expect(order.cardMessageId).toBe(shown?.payload.message_id);
+    expect(q.cardMessageId).toBe(order.cardMessageId);
+    expect(h.orders.cardMessageWrites).toBe(0);
     expect(h.tg.lastButtons().map((b) => b.text)).toEqual(["💳 Pay 74 ⭐", "✖️ Cancel", "🎟 Promo code"]);
   });
 

@@ -84,6 +84,35 @@ describe("orders engine", () => {
     expect(order.currency).toBe("XTR");
   });
 
+  it("records the card's message with the quote: one write for the price and the card, no card update queued", async () => {
+    const hh = await harness();
+    const orderId = newOrderId();
+    const order = await hh.engine.quote({
+      orderId,
+      item: sampleItems().stars!,
+      customer: newCustomer(),
+      cardMessageId: 4242,
+    });
+    expect(order).toMatchObject({ state: "quoted", cardMessageId: 4242 });
+    // Created as a draft (version 1), quoted with its card (version 2): nothing else was written.
+    expect(await hh.redis.hget(`${hh.prefix}order:${orderId}`, "v")).toBe("2");
+    expect(await hh.outgoingFor(orderId)).toBe(0);
+    expect(hh.notifier.cards.filter((o) => o.id === orderId)).toHaveLength(0);
+  });
+
+  it("leaves the flow's message alone when a quote is refused after create (the deposit cannot cover it)", async () => {
+    const hh = await harness();
+    const orderId = newOrderId();
+    hh.sandbox.setBalanceRub(0);
+    await expect(
+      hh.engine.quote({ orderId, item: sampleItems().stars!, customer: newCustomer(), cardMessageId: 4243 }),
+    ).rejects.toThrow();
+    const order = await hh.engine.get(orderId);
+    expect(order?.state).toBe("cancelled");
+    expect(order?.cardMessageId).toBeUndefined();
+    expect(await hh.outgoingFor(orderId)).toBe(0);
+  });
+
   it("returns the same order when a quote is repeated for one intent", async () => {
     const hh = await harness();
     const input = { orderId: newOrderId(), item: sampleItems().stars!, customer: newCustomer() };

@@ -38,6 +38,14 @@ describe("order lifecycle", () => {
     expect(paidOn("invoice")).toEqual(["job:submit", "cancel:expire"]);
   });
 
+  it("queues no card update for a fresh quote (the flow shows that card), but does when the quote expires", () => {
+    expect(types(order("quoted", { cardMessageId: 7 }), "draft")).toEqual(["job:expire"]);
+    expect(types(order("expired", { cardMessageId: 7 }), "quoted")).toEqual([
+      "cancel:expire",
+      "message:card",
+    ]);
+  });
+
   it("schedules pay for a paid order, and tracking and a card update for a pending one", () => {
     // The paid card is the bot's answer to the payment itself, sent at once, not queued.
     // A paid quote's expiry job leaves the schedule in the same write.

@@ -304,9 +304,12 @@ export class FlowRun {
     // One id per customer intent; retries after a transient error reuse it.
     let orderId = await conversation.external(() => randomUUID());
     for (let attempt = 0; attempt < 5; attempt++) {
+      // The card replaces the question whose button led here: recorded with the quote, it costs no
+      // write of its own (one is made below when a new message had to be sent instead).
+      const cardMessageId = this.editId;
       const r = await conversation.external(async (): Promise<QuoteOutcome> => {
         try {
-          return { ok: true, order: await deps.orders.quote({ orderId, item, customer }) };
+          return { ok: true, order: await deps.orders.quote({ orderId, item, customer, cardMessageId }) };
         } catch (err) {
           if (err instanceof OpenQuotesLimitError)
             return { ok: false, kind: "limit", max: err.max, open: err.open };
@@ -336,7 +339,7 @@ export class FlowRun {
         });
         const messageId = await this.show(card.text, card.keyboard);
         await conversation.external(async (octx) => {
-          await deps.orders.setCardMessage(r.order.id, messageId);
+          if (messageId !== r.order.cardMessageId) await deps.orders.setCardMessage(r.order.id, messageId);
           octx.session.lastQuoteId = r.order.id;
         });
         return { type: "done" };

@@ -19,6 +19,8 @@ export class FakeOrders implements OrdersApi {
   readonly paid: { orderId: string; receipt: PaymentReceipt }[] = [];
   readonly confirmed: string[] = [];
   quoteErrors: unknown[] = [];
+  /** Calls of setCardMessage (a write of the order of its own). */
+  cardMessageWrites = 0;
   wholesaleKopecks = 10_000;
 
   constructor(
@@ -50,6 +52,7 @@ export class FakeOrders implements OrdersApi {
       updatedAt: now,
       expiresAt: now + this.ttlMs,
       times: { quoted: now },
+      ...(input.cardMessageId !== undefined ? { cardMessageId: input.cardMessageId } : {}),
     };
     this.orders.set(order.id, order);
     return order;
@@ -60,6 +63,7 @@ export class FakeOrders implements OrdersApi {
   }
 
   async setCardMessage(orderId: string, messageId: number) {
+    this.cardMessageWrites += 1;
     const o = this.orders.get(orderId);
     if (o) o.cardMessageId = messageId;
   }
