@@ -27,7 +27,7 @@ import { applyPromo } from "./promo-checkout.js";
 import { onPaymentHint, startProviderPayment } from "./provider-checkout.js";
 import type { RetentionSettings } from "./retention.js";
 import { recentSpending } from "./spending.js";
-import { type Effect, OrderStore } from "./store.js";
+import { type Effect, type HeldJob, OrderStore } from "./store.js";
 import { applyResellerOrder, onDeliveryHint, recheck } from "./tracking.js";
 import type { Notifier, Order, OrdersApi, ProviderRail } from "./types.js";
 import { payFromWallet } from "./wallet-checkout.js";
@@ -116,15 +116,31 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     let soonest = Number.POSITIVE_INFINITY;
     for (const e of effects) {
       if ("message" in e) dispatcher.kick();
-      else if ("dueAt" in e) soonest = Math.min(soonest, e.dueAt);
+      else if ("dueAt" in e && !e.runHere) soonest = Math.min(soonest, e.dueAt);
     }
     if (soonest < Number.POSITIVE_INFINITY) worker.kickFor(soonest);
   };
+  // A job this process wrote to run at once (`pay` after a payment, a delivery hint's re-read)
+  // runs here without a claim; when this worker cannot take it, it is made due for any worker.
+  const onHeld = (held: HeldJob[]) => {
+    for (const { member, lease } of held) {
+      if (worker.adopt(member, lease)) continue;
+      store.jobs
+        .finish(member, lease, now())
+        .then(() => worker.kickFor(now()))
+        .catch((err) =>
+          log.warn({ err, job: member }, "could not hand a job to the schedule; it runs when its lease ends"),
+        );
+    }
+  };
+  const jobLeaseMs = opts.leaseMs ?? JOB_LEASE_MS;
   const store = new OrderStore(opts.redis, opts.prefix, {
     now,
     outgoing,
     onEffects,
     replicaWait: opts.replicaWait,
+    holdJobsMs: jobLeaseMs,
+    onHeld,
   });
   const balanceEveryMs = opts.balanceCheckIntervalMs ?? 10 * 60_000;
   const log = opts.logger.child({ component: "orders" });
@@ -223,7 +239,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     jobs: store.jobs,
     log,
     now,
-    leaseMs: opts.leaseMs ?? JOB_LEASE_MS,
+    leaseMs: jobLeaseMs,
     concurrency: opts.concurrency ?? 16,
     idleDelayMs: opts.idleDelayMs ?? 2000,
     async run(member) {

@@ -106,7 +106,8 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
       jobs.push(at({ type: "expire", orderId }, order.expiresAt ?? now));
       break;
     case "paid":
-      jobs.push(at({ type: "submit", orderId }, now));
+      // Run by the process that recorded the payment (store.ts `runHere`): no claim, no wait.
+      jobs.push({ ...at({ type: "submit", orderId }, now), runHere: true });
       break;
     case "pending":
       jobs.push(at({ type: "track", orderId }, now + timing.pollMs));

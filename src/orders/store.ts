@@ -24,6 +24,18 @@ import type { Order, OrderFilter, OrderState, Page } from "./types.js";
 export interface JobSpec {
   member: string;
   dueAt: number;
+  /**
+   * Due at once, and run by the process that writes it: with a store that holds jobs
+   * (`holdJobsMs`), the job is written already leased to the writer, which runs it without a claim
+   * (`onHeld`); others take it only if the writer dies. `dueAt` applies to a store that does not.
+   */
+  runHere?: boolean;
+}
+
+/** A job written leased to this process: `lease` is its score, the end of the lease. */
+export interface HeldJob {
+  member: string;
+  lease: number;
 }
 
 /** A message for the outgoing queue (the bot's own sends: final messages, alerts, card updates). */
@@ -60,6 +72,8 @@ export class OrderStore {
   private readonly outgoing: OutgoingQueue | undefined;
   private readonly onEffects: ((effects: Effect[]) => void) | undefined;
   private readonly replicaWait: ReplicaWait | undefined;
+  private readonly holdJobsMs: number | undefined;
+  private readonly onHeld: ((jobs: HeldJob[]) => void) | undefined;
   /** The last version of each order this process read or wrote (newest last). */
   private readonly recent = new Map<string, Stored>();
 
@@ -76,6 +90,10 @@ export class OrderStore {
       onEffects?: (effects: Effect[]) => void;
       /** Sentinel or Cluster: every order write waits for a replica before the engine acts on it. */
       replicaWait?: ReplicaWait;
+      /** Jobs to run here (`runHere`, delivery hints) are written leased to this process for this long. */
+      holdJobsMs?: number;
+      /** Called after a write with the jobs it wrote leased to this process, for it to run them. */
+      onHeld?: (jobs: HeldJob[]) => void;
     } = {},
   ) {
     this.keys = orderKeys(prefix);
@@ -84,6 +102,8 @@ export class OrderStore {
     this.outgoing = opts.outgoing;
     this.onEffects = opts.onEffects;
     this.replicaWait = opts.replicaWait;
+    this.holdJobsMs = opts.holdJobsMs;
+    this.onHeld = opts.onHeld;
     this.scripts = defineScripts(redis, "orders", new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
@@ -152,6 +172,7 @@ export class OrderStore {
     const add = (k: string, score: number, member: string, op = "add") =>
       ops.push(op, keyIndex(k), score, member);
     const rem = (k: string, member: string) => ops.push("rem", keyIndex(k), 0, member);
+    const held: HeldJob[] = [];
 
     if (!prev) {
       add(this.keys.all, next.createdAt, next.id);
@@ -182,7 +203,13 @@ export class OrderStore {
         continue;
       }
       if ("member" in effect) {
-        add(this.keys.jobs, effect.dueAt, effect.member);
+        if (effect.runHere && this.holdJobsMs !== undefined) {
+          const lease = this.now() + this.holdJobsMs;
+          held.push({ member: effect.member, lease });
+          add(this.keys.jobs, lease, effect.member);
+        } else {
+          add(this.keys.jobs, effect.dueAt, effect.member);
+        }
         continue;
       }
       if (!this.outgoing) throw new Error("this order store has no outgoing queue");
@@ -204,6 +231,7 @@ export class OrderStore {
       // message: each is on a replica before anything acts on it, so a failover cannot undo it.
       await this.replicaWait?.after(keys[0]!);
       if (effects.length > 0) this.onEffects?.(effects);
+      if (held.length > 0) this.onHeld?.(held);
     }
     return Number(res);
   }
@@ -425,15 +453,21 @@ export class OrderStore {
 
   // ---- jobs ----
 
-  /** Schedules `member` if the order exists and is in one of `states`. */
-  async kick(id: string, member: string, states: OrderState[], dueAt = this.now()): Promise<boolean> {
+  /**
+   * Makes `member` due now if the order exists and is in one of `states`; a store that holds jobs
+   * writes it leased to this process and hands it to `onHeld` to run here.
+   */
+  async kick(id: string, member: string, states: OrderState[]): Promise<boolean> {
+    const now = this.now();
+    const lease = this.holdJobsMs !== undefined ? now + this.holdJobsMs : undefined;
     const res = await this.scripts["scheduleIfState-2"](
       this.keys.order(id),
       this.keys.jobs,
-      dueAt,
+      lease ?? now,
       member,
       ...states,
     );
+    if (res === 1 && lease !== undefined) this.onHeld?.([{ member, lease }]);
     return res === 1;
   }
 

@@ -51,9 +51,8 @@ export async function recheck(ctx: EngineContext, orderId: string): Promise<Orde
  * is unknown or not awaiting delivery.
  */
 export async function onDeliveryHint(ctx: EngineContext, orderId: string): Promise<boolean> {
-  const kicked = await ctx.store.kick(orderId, encodeJob({ type: "track", orderId }), [...TRACKED_STATES]);
-  if (kicked) ctx.kick();
-  return kicked;
+  // Written leased to this process, which runs it at once (store.ts `kick`).
+  return ctx.store.kick(orderId, encodeJob({ type: "track", orderId }), [...TRACKED_STATES]);
 }
 
 /** Flags a paid order the reseller has not finished within TRACKING_TIMEOUT_HOURS, once. */

@@ -97,14 +97,7 @@ export class JobWorker extends BackgroundLoop {
           await jobs.finish(member, lease, now() + idleDelayMs).catch(() => {});
           continue;
         }
-        const held = { lease };
-        const done = this.handle(member, held).finally(() => {
-          // A worker that was full may take more now.
-          const wasFull = this.inFlight.size >= concurrency;
-          this.inFlight.delete(member);
-          if (wasFull) this.kick();
-        });
-        this.inFlight.set(member, { held, done });
+        this.begin(member, lease);
       }
       // Fewer jobs than asked for: nothing else is due now, so wait for the next due time.
       if (claimed.length < free || this.inFlight.size >= concurrency) {
@@ -115,6 +108,30 @@ export class JobWorker extends BackgroundLoop {
         this.wakeAt = 0;
       }
     }
+  }
+
+  /**
+   * Runs a job this process itself just wrote into the schedule with the score `lease` (the end of
+   * a lease, as a claim would give it): no claim, no wait for the next look. False when it cannot
+   * run here now (stopped, full, or already running here); the caller then makes it due for any
+   * worker. A process that dies holding it leaves it to the others when the lease runs out.
+   */
+  adopt(member: string, lease: number): boolean {
+    if (!this.running || this.inFlight.size >= this.opts.concurrency || this.inFlight.has(member))
+      return false;
+    this.begin(member, lease);
+    return true;
+  }
+
+  private begin(member: string, lease: number): void {
+    const held = { lease };
+    const done = this.handle(member, held).finally(() => {
+      // A worker that was full may take more now.
+      const wasFull = this.inFlight.size >= this.opts.concurrency;
+      this.inFlight.delete(member);
+      if (wasFull) this.kick();
+    });
+    this.inFlight.set(member, { held, done });
   }
 
   private async handle(member: string, held: { lease: number }): Promise<void> {

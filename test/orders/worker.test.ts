@@ -100,3 +100,81 @@ describe("the job worker's leases", () => {
     expect(await redis.zscore(store.key, "balance")).toBeNull();
   });
 });
+
+describe("jobs written to run where they were written", () => {
+  it("runs a job its own write held, without claiming it, and finishes it", async () => {
+    const prefix = uniquePrefix("worker-held");
+    const ran: string[] = [];
+    const release = gate();
+    let worker: JobWorker | undefined;
+    const store = new OrderStore(redis, prefix, {
+      holdJobsMs: 60_000,
+      onHeld: (held) => {
+        for (const { member, lease } of held) expect(worker?.adopt(member, lease)).toBe(true);
+      },
+    });
+    const claims: number[] = [];
+    const claimNext = store.jobs.claimNext.bind(store.jobs);
+    store.jobs.claimNext = async (...args) => {
+      const r = await claimNext(...args);
+      claims.push(r.jobs.length);
+      return r;
+    };
+    worker = new JobWorker({
+      jobs: store.jobs,
+      log: logger,
+      now: Date.now,
+      leaseMs: 60_000,
+      concurrency: 4,
+      idleDelayMs: 60_000,
+      async run(member) {
+        ran.push(member);
+        await release.opened;
+        return undefined;
+      },
+    });
+    worker.start();
+    const order = { id: "held-1", state: "paid" } as never;
+    const t0 = Date.now();
+    await store.create({ ...(order as object), customer: { chatId: 1 }, createdAt: t0 } as never, [
+      { member: "submit:held-1", dueAt: t0, runHere: true },
+    ]);
+    // Written leased to this process: due for nobody else for a minute.
+    const score = Number(await redis.zscore(store.jobs.key, "submit:held-1"));
+    expect(score).toBeGreaterThanOrEqual(t0 + 60_000);
+    for (let i = 0; i < 100 && ran.length === 0; i++) await sleep(10);
+    expect(ran).toEqual(["submit:held-1"]);
+    release.open();
+    for (let i = 0; i < 100 && (await redis.zscore(store.jobs.key, "submit:held-1")) !== null; i++)
+      await sleep(10);
+    expect(await redis.zscore(store.jobs.key, "submit:held-1")).toBeNull();
+    // The only claim was the worker's first look at an empty schedule.
+    expect(claims.every((n) => n === 0)).toBe(true);
+    await worker.stop(1000);
+  });
+
+  it("declines a held job when stopped, full or already running it: the caller makes it due for any worker", async () => {
+    const store = new OrderStore(redis, uniquePrefix("worker-held-full"));
+    const release = gate();
+    const worker = new JobWorker({
+      jobs: store.jobs,
+      log: logger,
+      now: Date.now,
+      leaseMs: 60_000,
+      concurrency: 1,
+      idleDelayMs: 60_000,
+      async run() {
+        await release.opened;
+        return undefined;
+      },
+    });
+    const lease = Date.now() + 60_000;
+    expect(worker.adopt("a", lease)).toBe(false); // not started
+    worker.start();
+    expect(worker.adopt("a", lease)).toBe(true);
+    expect(worker.adopt("a", lease)).toBe(false); // running here already
+    expect(worker.adopt("b", lease)).toBe(false); // full
+    release.open();
+    await worker.stop(1000);
+  });
+});
