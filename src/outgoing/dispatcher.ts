@@ -39,6 +39,9 @@ export interface DispatcherOptions {
  */
 const HOUSEKEEPING_EVERY_MS = 1000;
 
+/** Sent messages acknowledged together within this window (one ZREM for several). */
+const ACK_BATCH_MS = 100;
+
 /** Default lease of a taken message: a dead holder's message goes out again within seconds. */
 export const MESSAGE_LEASE_MS = 10_000;
 
@@ -52,6 +55,11 @@ export class OutgoingDispatcher extends BackgroundLoop {
   /** Sends start one after another through this chain, at least one global interval apart. */
   private turns: Promise<void> = Promise.resolve();
   private lastStart = 0;
+  /** Messages taken by this process and not yet sent (or given up), by how many times. */
+  private readonly taken = new Map<string, number>();
+  /** Messages sent and not yet acknowledged in Redis (see ackSoon). */
+  private readonly acks: string[] = [];
+  private ackTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: DispatcherOptions) {
     super();
@@ -65,6 +73,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
   async stop(timeoutMs: number): Promise<void> {
     if (!(await this.endLoop())) return;
     await settleWithin(this.inFlight, timeoutMs);
+    await this.flushAcks();
   }
 
   protected async loop(): Promise<void> {
@@ -117,6 +126,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
     // the take or renewal that granted it.
     const held = { leaseEnd, heldUntil: takenAt + this.leaseMs, lost: false };
     const abort = new AbortController();
+    this.taken.set(member, (this.taken.get(member) ?? 0) + 1);
     const renew = async (): Promise<void> => {
       const issued = Date.now();
       try {
@@ -169,12 +179,37 @@ export class OutgoingDispatcher extends BackgroundLoop {
       }
       if (held.lost) return this.lost(member);
       this.opts.onOutcome?.(member, "done");
-      await queue.ack(member).catch((err) => log.warn({ err, message: member }, "outgoing ack failed"));
+      this.ackSoon(member);
     })();
     this.inFlight.add(p);
     void p.finally(() => {
       this.inFlight.delete(p);
+      const n = (this.taken.get(member) ?? 1) - 1;
+      if (n > 0) this.taken.set(member, n);
+      else this.taken.delete(member);
     });
+  }
+
+  /**
+   * Acknowledges a sent message together with those sent within the next {@link ACK_BATCH_MS}:
+   * at Telegram's pace that is one ZREM for several messages. Until then the lease holds the
+   * message for this process (a crash meanwhile offers it again, as it would between a send and
+   * its own acknowledgement; a final message is sent once regardless, see orders/notifications.ts).
+   */
+  private ackSoon(member: string): void {
+    this.acks.push(member);
+    this.ackTimer ??= setTimeout(() => void this.flushAcks(), ACK_BATCH_MS);
+  }
+
+  private async flushAcks(): Promise<void> {
+    clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    // A message queued again and taken again here since its send holds a new lease under the same
+    // member: that send's own acknowledgement removes it.
+    const members = this.acks.splice(0).filter((m) => !this.taken.has(m));
+    await this.opts.queue
+      .ack(members)
+      .catch((err) => this.opts.log.warn({ err, messages: members.length }, "outgoing ack failed"));
   }
 
   /**

@@ -134,9 +134,10 @@ export class OutgoingQueue {
     return { taken, wakeMs: Number(reply[1]) };
   }
 
-  /** The message was sent (or will never be): it leaves the queue for good. */
-  async ack(member: string): Promise<void> {
-    await this.redis.zrem(this.keys.leases, member);
+  /** The messages were sent (or will never be): they leave the queue for good, in one ZREM. */
+  async ack(members: readonly string[]): Promise<void> {
+    if (members.length === 0) return;
+    await this.redis.zrem(this.keys.leases, ...members);
   }
 
   /**

@@ -272,3 +272,65 @@ describe("the outgoing queue", () => {
     expect(await redis.zcard(q.keys.queue)).toBe(0);
   });
 });
+
+describe("acknowledging sent messages", () => {
+  it("acknowledges messages sent close together in one command, and leaves no lease behind", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
+    });
+    const batches: number[] = [];
+    const ack = q.ack.bind(q);
+    q.ack = async (members) => {
+      batches.push(members.length);
+      return ack(members);
+    };
+    for (let chat = 1; chat <= 30; chat++) await q.enqueue(final(chat));
+    expect(await drain(q, 30)).toHaveLength(30);
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(30);
+    expect(batches.length).toBeLessThan(10);
+    expect(await redis.zcard(q.keys.leases)).toBe(0);
+    expect(await q.depth()).toBe(0);
+  });
+
+  it("keeps the lease of a message taken again here before its earlier send was acknowledged", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
+    });
+    const member = encodeMessage(card(1));
+    let second: () => void = () => {};
+    const secondStarted = new Promise<void>((r) => {
+      second = r;
+    });
+    let finish: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      finish = r;
+    });
+    let sends = 0;
+    const dispatcher = new OutgoingDispatcher({
+      queue: q,
+      log: logger,
+      idleMs: 20,
+      async deliver() {
+        sends += 1;
+        if (sends === 1) {
+          // The card changes again while its first state is being sent: queued anew.
+          await q.enqueue(card(1));
+          return;
+        }
+        second();
+        await gate;
+      },
+    });
+    dispatcher.start();
+    await q.enqueue(card(1));
+    dispatcher.kick();
+    await secondStarted;
+    // The first send's acknowledgement is due by now; the second send's lease must survive it.
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await redis.zscore(q.keys.leases, member)).not.toBeNull();
+    finish();
+    await dispatcher.stop(1000);
+    expect(sends).toBe(2);
+    expect(await redis.zscore(q.keys.leases, member)).toBeNull();
+  });
+});
