@@ -84,13 +84,28 @@ async function callCreate(
     amount,
     starsAmount: config.checkout.includes("stars") ? starsAmount : undefined,
     resellerStatus: created.status,
-    expiresAt: ctx.now() + config.quoteTtlSeconds * 1000,
+    expiresAt: quoteExpiry(ctx, order),
     // Recorded with the price, not before: a quote refused from `draft` leaves the flow's message alone.
     ...(cardMessageId !== undefined ? { cardMessageId } : {}),
   }));
   const result = res.order ?? (await ctx.store.get(order.id));
   if (!result) throw new Error(`order ${order.id} vanished`);
   return result;
+}
+
+/** A draft younger than this keeps its expiry when quoted: its expire job and index entry stand. */
+const DRAFT_EXPIRY_KEPT_MS = 5_000;
+
+/**
+ * When a quote made now from `draft` expires: QUOTE_TTL_SECONDS from now, or the draft's own
+ * expiry when the draft was made moments ago (`create` answered at once), which saves moving its
+ * expire job and its place in the chat's open quotes for a difference of milliseconds.
+ */
+function quoteExpiry(ctx: EngineContext, draft: Order): number {
+  const now = ctx.now();
+  const fresh = now + ctx.config.quoteTtlSeconds * 1000;
+  const kept = draft.expiresAt;
+  return kept !== undefined && now - draft.createdAt <= DRAFT_EXPIRY_KEPT_MS && kept <= fresh ? kept : fresh;
 }
 
 /**

@@ -72,6 +72,12 @@ export interface LifecycleTiming {
   referralBonus?: boolean;
 }
 
+/** The expiry a draft was created with (checkout.ts), which its expire job was scheduled at. */
+function draftExpiry(order: Order, timing: LifecycleTiming): number | undefined {
+  const made = order.times.draft;
+  return made === undefined ? undefined : made + timing.quoteTtlMs;
+}
+
 export function at(job: Job, dueAt: number): JobSpec {
   return { member: encodeJob(job), dueAt };
 }
@@ -103,7 +109,14 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
       jobs.push(at({ type: "expire", orderId }, order.expiresAt ?? now + timing.quoteTtlMs));
       break;
     case "quoted":
-      jobs.push(at({ type: "expire", orderId }, order.expiresAt ?? now));
+      // A quote that kept its draft's expiry keeps the draft's expire job too.
+      if (
+        from !== "draft" ||
+        order.expiresAt === undefined ||
+        order.expiresAt !== draftExpiry(order, timing)
+      ) {
+        jobs.push(at({ type: "expire", orderId }, order.expiresAt ?? now));
+      }
       break;
     case "paid":
       // Run by the process that recorded the payment (store.ts `runHere`): no claim, no wait.

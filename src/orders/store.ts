@@ -74,6 +74,8 @@ export class OrderStore {
   private readonly replicaWait: ReplicaWait | undefined;
   private readonly holdJobsMs: number | undefined;
   private readonly onHeld: ((jobs: HeldJob[]) => void) | undefined;
+  /** The spending counter this process made sure of (it exists with its lifetime). */
+  private spendDayMade: string | undefined;
   /** The last version of each order this process read or wrote (newest last). */
   private readonly recent = new Map<string, Stored>();
 
@@ -433,9 +435,15 @@ export class OrderStore {
   /** Adds `kopecks` to the deposit spent on `day` (UTC, `YYYY-MM-DD`); the counter expires after `ttlSeconds`. */
   async addSpending(day: string, kopecks: number, ttlSeconds: number): Promise<void> {
     const key = this.keys.spendDay(day);
-    // One round trip, two commands: the counter gets its lifetime when the day's first charge makes it.
+    if (this.spendDayMade === key) {
+      await this.redis.incrby(key, kopecks);
+      return;
+    }
+    // The day's first charge in this process makes sure the counter has its lifetime (SET NX EX
+    // leaves one made by another process alone); later ones only add.
     const rows = await this.redis.pipeline().set(key, 0, "EX", ttlSeconds, "NX").incrby(key, kopecks).exec();
     for (const [err] of rows ?? []) if (err) throw err;
+    this.spendDayMade = key;
   }
 
   /** The deposit spent on each of `days` (UTC, `YYYY-MM-DD`), kopecks; 0 for a day without a counter. */

@@ -96,6 +96,12 @@ describe("orders engine", () => {
     expect(order).toMatchObject({ state: "quoted", cardMessageId: 4242 });
     // Created as a draft (version 1), quoted with its card (version 2): nothing else was written.
     expect(await hh.redis.hget(`${hh.prefix}order:${orderId}`, "v")).toBe("2");
+    // Quoted at once, it kept the draft's expiry: the expire job and the open-quote entry it has are the draft's.
+    expect(order.expiresAt).toBe((order.times.draft ?? 0) + 900_000);
+    expect(Number(await hh.redis.zscore(`${hh.prefix}jobs`, `expire:${orderId}`))).toBe(order.expiresAt);
+    expect(Number(await hh.redis.zscore(`${hh.prefix}idx:open:${order.customer.chatId}`, orderId))).toBe(
+      order.expiresAt,
+    );
     expect(await hh.outgoingFor(orderId)).toBe(0);
     expect(hh.notifier.cards.filter((o) => o.id === orderId)).toHaveLength(0);
   });

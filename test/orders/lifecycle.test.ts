@@ -38,6 +38,18 @@ describe("order lifecycle", () => {
     expect(paidOn("invoice")).toEqual(["job:submit", "cancel:expire"]);
   });
 
+  it("keeps the draft's expire job for a quote that kept the draft's expiry, and moves it otherwise", () => {
+    const draftMade = T - 100;
+    const kept = order("quoted", { times: { draft: draftMade }, expiresAt: draftMade + timing.quoteTtlMs });
+    expect(types(kept, "draft")).toEqual([]);
+    const later = order("quoted", { times: { draft: draftMade }, expiresAt: T + timing.quoteTtlMs });
+    expect(jobsFor(later, "draft", timing)).toEqual([
+      { member: encodeJob({ type: "expire", orderId: later.id }), dueAt: T + timing.quoteTtlMs },
+    ]);
+    // A quote moved on later (a new price) always schedules its own expiry.
+    expect(types(kept, "quoted")).toEqual(["job:expire"]);
+  });
+
   it("queues no card update for a fresh quote (the flow shows that card), but does when the quote expires", () => {
     expect(types(order("quoted", { cardMessageId: 7 }), "draft")).toEqual(["job:expire"]);
     expect(types(order("expired", { cardMessageId: 7 }), "quoted")).toEqual([
