@@ -17,7 +17,7 @@ import {
   pollMsOf,
 } from "./context.js";
 import { DepositGuard } from "./deposit-guard.js";
-import { Retry, runJob } from "./handlers.js";
+import { type HintSlots, onDeliveryHint, Retry, runJob } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
@@ -28,7 +28,7 @@ import { onPaymentHint, startProviderPayment } from "./provider-checkout.js";
 import type { RetentionSettings } from "./retention.js";
 import { recentSpending } from "./spending.js";
 import { type Effect, type HeldJob, OrderStore } from "./store.js";
-import { applyResellerOrder, onDeliveryHint, recheck } from "./tracking.js";
+import { applyResellerOrder, recheck } from "./tracking.js";
 import type { Notifier, Order, OrdersApi, ProviderRail } from "./types.js";
 import { payFromWallet } from "./wallet-checkout.js";
 import { JOB_LEASE_MS, JobWorker } from "./worker.js";
@@ -103,6 +103,9 @@ export interface OrdersEngine extends OrdersApi {
   /** Something was queued for the outgoing queue elsewhere (a broadcast): look at once. */
   kickOutgoing(): void;
 }
+
+/** Jobs run at once by one process, and delivery hints re-read at once. */
+const DEFAULT_CONCURRENCY = 16;
 
 /** The deposit check is pulled forward after a charge at most this often per process. */
 const BALANCE_PULL_MIN_MS = 5_000;
@@ -235,12 +238,13 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     onOutcome: (member, outcome) => ctx.hooks.onJob?.(jobTypeOf(member), outcome),
   });
 
+  const hintSlots: HintSlots = { free: opts.concurrency ?? DEFAULT_CONCURRENCY };
   const worker: JobWorker = new JobWorker({
     jobs: store.jobs,
     log,
     now,
     leaseMs: jobLeaseMs,
-    concurrency: opts.concurrency ?? 16,
+    concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
     idleDelayMs: opts.idleDelayMs ?? 2000,
     async run(member) {
       const job = decodeJob(member);
@@ -321,7 +325,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       await Promise.all([worker.stop(timeoutMs), dispatcher.stop(timeoutMs)]);
       log.info("orders engine stopped");
     },
-    onDeliveryHint: (orderId) => onDeliveryHint(ctx, orderId),
+    onDeliveryHint: (orderId) => onDeliveryHint(ctx, orderId, hintSlots),
     applyResellerOrder: (orderId, remote) => applyResellerOrder(ctx, orderId, remote),
     queueDepth: () => store.jobs.pending(),
     outgoingDepth: () => outgoing.depth(),

@@ -5,7 +5,7 @@ export { Retry } from "./job-retry.js";
 import { checkBalance, noteResellerError } from "./alerts.js";
 import { type EngineContext, pollMsOf, transition } from "./context.js";
 import { backoff, Retry } from "./job-retry.js";
-import type { Job } from "./jobs.js";
+import { encodeJob, type Job } from "./jobs.js";
 import { alertMessage, finalMessage, isQuoteExpired, TRACKED_STATES } from "./lifecycle.js";
 import { rubToKopecks } from "./pricing.js";
 import { claimPromo, releasePromo } from "./promo-checkout.js";
@@ -143,6 +143,38 @@ async function submitPay(ctx: EngineContext, order: Order): Promise<Retry | unde
 }
 
 /** Polls a pending order, backing off from POLL_INTERVAL_SECONDS to 60 s. */
+/** Delivery hints whose re-read runs at once in this process; beyond this they wait for a worker. */
+export interface HintSlots {
+  free: number;
+}
+
+/**
+ * A delivery webhook's hint: the order is re-read from the reseller (the source of truth) now, in
+ * the background, so the reseller is answered at once. Nothing is written for the hint itself: the
+ * order's own track job stays scheduled, so if this process dies meanwhile, polling finds the
+ * result; the final transition takes that job off. With every slot busy (a flood of webhooks) the
+ * track job is made due now instead, for the workers to run. False when the order is unknown or
+ * not awaiting delivery.
+ */
+export async function onDeliveryHint(
+  ctx: EngineContext,
+  orderId: string,
+  slots: HintSlots,
+): Promise<boolean> {
+  const order = await ctx.store.get(orderId);
+  if (!order || !TRACKED_STATES.includes(order.state)) return false;
+  if (slots.free <= 0) {
+    return ctx.store.kick(orderId, encodeJob({ type: "track", orderId }), [...TRACKED_STATES]);
+  }
+  slots.free -= 1;
+  void track(ctx, order)
+    .catch((err) => ctx.log.warn({ err, orderId }, "re-reading a delivered order failed; its track job will"))
+    .finally(() => {
+      slots.free += 1;
+    });
+  return true;
+}
+
 async function track(ctx: EngineContext, order: Order): Promise<Retry | undefined> {
   if (!TRACKED_STATES.includes(order.state)) return;
   try {

@@ -2,7 +2,7 @@ import type { OutgoingMessage } from "../outgoing/messages.js";
 import { encodeJob, type Job } from "./jobs.js";
 import { refundRoute, refundsAutomatically } from "./rails.js";
 import type { Effect, JobSpec, MessageSpec } from "./store.js";
-import type { AlertKind, Order, OrderState } from "./types.js";
+import { type AlertKind, FINAL_STATES, type Order, type OrderState } from "./types.js";
 
 /**
  * The order lifecycle as pure rules: which moves are allowed, what a move implies for refunds,
@@ -164,6 +164,10 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
   }
   if (from !== null && quoteStates.includes(from) && !quoteStates.includes(order.state)) {
     jobs.push({ cancel: encodeJob({ type: "expire", orderId }) });
+  }
+  // Settled: a pending order's polling ends with it (a track job running now finds it gone).
+  if (from === "pending" && FINAL_STATES.includes(order.state)) {
+    jobs.push({ cancel: encodeJob({ type: "track", orderId }) });
   }
   // The card follows the order. When it becomes paid in the chat (a Telegram payment, the wallet,
   // Confirm) the bot shows it in its answer; a payment made on a provider's page has no such answer.

@@ -1,6 +1,5 @@
 import type { ResellerOrder } from "../reseller/types.js";
 import { type EngineContext, transition } from "./context.js";
-import { encodeJob } from "./jobs.js";
 import { alertMessage, TRACKED_STATES } from "./lifecycle.js";
 import { FINAL_STATES, type Order } from "./types.js";
 
@@ -44,15 +43,6 @@ export async function recheck(ctx: EngineContext, orderId: string): Promise<Orde
   if (!TRACKED_STATES.includes(order.state)) return order;
   const remote = await ctx.reseller.getOrder(orderId);
   return (await applyResellerOrder(ctx, orderId, remote)) ?? (await ctx.store.get(orderId));
-}
-
-/**
- * A delivery webhook's hint: re-read the order from the reseller soon. False when the order
- * is unknown or not awaiting delivery.
- */
-export async function onDeliveryHint(ctx: EngineContext, orderId: string): Promise<boolean> {
-  // Written leased to this process, which runs it at once (store.ts `kick`).
-  return ctx.store.kick(orderId, encodeJob({ type: "track", orderId }), [...TRACKED_STATES]);
 }
 
 /** Flags a paid order the reseller has not finished within TRACKING_TIMEOUT_HOURS, once. */

@@ -119,6 +119,19 @@ describe("orders engine", () => {
     expect(await hh.outgoingFor(orderId)).toBe(0);
   });
 
+  it("re-reads an order at once on its delivery webhook, writes nothing for the hint, and ends its polling when it settles", async () => {
+    // Polling every minute: only the webhook's re-read can deliver within the test.
+    const hh = await harness({ config: { pollIntervalSeconds: 60 } });
+    const { order } = await quoteAndPay(hh);
+    const done = await finalState(hh, order.id);
+    expect(done.deliveredPayload).toBeTruthy();
+    expect(hh.webhookOutcomes).toContain("accepted");
+    expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
+    // The track job scheduled at `pending` left with the final transition: no job of it is left.
+    const jobs = await hh.redis.zrange(`${hh.prefix}jobs`, 0, -1);
+    expect(jobs.filter((m) => m.includes(order.id))).toEqual([]);
+  });
+
   it("returns the same order when a quote is repeated for one intent", async () => {
     const hh = await harness();
     const input = { orderId: newOrderId(), item: sampleItems().stars!, customer: newCustomer() };

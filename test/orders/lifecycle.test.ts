@@ -72,19 +72,25 @@ describe("order lifecycle", () => {
   });
 
   it("refunds Stars before the final message of a failed order, and sends it at once otherwise", () => {
+    // A pending order that settles also ends its polling (cancel:track).
     expect(types(order("failed", { telegramChargeId: "c1" }), "pending")).toEqual([
       "message:alert",
       "job:refund",
+      "cancel:track",
     ]);
     expect(types(order("failed", { currency: "RUB", refund: "needed" }), "pending")).toEqual([
       "message:alert",
       "message:final",
       "message:alert",
+      "cancel:track",
     ]);
     expect(types(order("delivered", { cardMessageId: 7 }), "pending")).toEqual([
       "message:final",
+      "cancel:track",
       "message:card",
     ]);
+    // Settled from `paid` (no track job scheduled): nothing to take off.
+    expect(types(order("delivered", { cardMessageId: 7 }), "paid")).toEqual(["message:final", "message:card"]);
   });
 
   it("owes a hand refund for a failed order paid in roubles, not for one paid in Stars", () => {

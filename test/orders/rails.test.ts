@@ -103,7 +103,7 @@ describe("refunds in the lifecycle", () => {
     for (const to of ["failed", "rejected"] as const) {
       const next = enter(paidBy("yookassa"), to, T);
       expect(next.refund).toBe("none");
-      expect(effects(next, "pending")).toEqual(["message:alert", "job:refund"]);
+      expect(effects(next, "pending")).toEqual(["message:alert", "job:refund", "cancel:track"]);
     }
   });
 
@@ -135,6 +135,6 @@ describe("refunds in the lifecycle", () => {
   it("delivery owes no refund", () => {
     const next = enter(paidBy("yookassa"), "delivered", T);
     expect(next.refund).toBe("none");
-    expect(effects(next, "pending")).toEqual(["message:final"]);
+    expect(effects(next, "pending")).toEqual(["message:final", "cancel:track"]);
   });
 });
