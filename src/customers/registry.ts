@@ -11,8 +11,9 @@ import type { RedisClient } from "../redis/connect.js";
  *   P cust:blocked       set   chats that blocked the bot (a broadcast got 403, or Telegram said so)
  *
  * Recording is cheap: this process remembers the day and language it last wrote for each chat, so
- * a customer costs at most one Redis round trip per day, or when the language changes — not one
- * per update. (After a restart the first update of each customer writes again, once.)
+ * a customer costs at most two Redis round trips per day, or when the language changes — not one
+ * per update (after a restart the first update of each customer writes again, once); a new
+ * customer's first costs four commands.
  */
 export interface CustomerKeys {
   record(chatId: number): string;
@@ -58,17 +59,21 @@ export class CustomerRegistry {
     if (this.written.size >= REMEMBERED) this.written.clear();
     this.written.set(chatId, mark);
     const key = this.keys.record(chatId);
-    // A pipeline, not a transaction: each write stands alone, and a repeat sets the same values.
-    const m = this.redis
-      .pipeline()
-      .hset(key, "locale", locale, "last", now)
-      .hsetnx(key, "first", now)
-      .zadd(this.keys.all, now, chatId)
-      .zadd(this.keys.lang(locale), now, chatId)
-      // Writing to the bot again means it is no longer blocked.
-      .srem(this.keys.blocked, chatId);
-    for (const other of this.locales) if (other !== locale) m.zrem(this.keys.lang(other), chatId);
     try {
+      // A customer seen for the first time is in no other language's audience and has not
+      // blocked the bot yet (a block before any message is undone by the unblock's update).
+      const isNew = (await this.redis.hsetnx(key, "first", now)) === 1;
+      // A pipeline, not a transaction: each write stands alone, and a repeat sets the same values.
+      const m = this.redis
+        .pipeline()
+        .hset(key, "locale", locale, "last", now)
+        .zadd(this.keys.all, now, chatId)
+        .zadd(this.keys.lang(locale), now, chatId);
+      if (!isNew) {
+        // Writing to the bot again means it is no longer blocked.
+        m.srem(this.keys.blocked, chatId);
+        for (const other of this.locales) if (other !== locale) m.zrem(this.keys.lang(other), chatId);
+      }
       for (const [err] of (await m.exec()) ?? []) if (err) throw err;
     } catch (err) {
       this.written.delete(chatId);

@@ -64,4 +64,35 @@ describe("customers registry", () => {
     expect(await other.touch(601, "en")).toBe(true);
     expect(await other.isBlocked(601)).toBe(false);
   });
+
+  it("records a customer seen for the first time in four commands; a returning one's next day also unblocks and leaves other languages", async () => {
+    const prefix = uniquePrefix("cust");
+    let now = 1_800_000_000_000;
+    const registry = new CustomerRegistry(redis, prefix, LOCALES, () => now);
+    const monitor = await redis.monitor();
+    const seen: string[] = [];
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      if (args.slice(1).some((a) => String(a).startsWith(prefix))) seen.push(String(args[0]).toLowerCase());
+    });
+    try {
+      await registry.touch(701, "en");
+      const settle = () => new Promise((r) => setTimeout(r, 100));
+      await settle();
+      expect(seen).toEqual(["hsetnx", "hset", "zadd", "zadd"]);
+      seen.length = 0;
+      now += DAY;
+      await registry.touch(701, "en");
+      await settle();
+      expect(seen).toEqual([
+        "hsetnx",
+        "hset",
+        "zadd",
+        "zadd",
+        "srem",
+        ...LOCALES.filter((l) => l !== "en").map(() => "zrem"),
+      ]);
+    } finally {
+      monitor.disconnect();
+    }
+  });
 });
