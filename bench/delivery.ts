@@ -41,8 +41,12 @@ export async function placePaidOrder(stack: Stack): Promise<Placed> {
 export async function placePaidOrders(stack: Stack, count: number): Promise<Placed[]> {
   stack.sandbox.pauseDelivery(true);
   const placed = await mapLimit(Array.from({ length: count }), 25, () => placePaidOrder(stack));
+  // The operators' "pending" list holds paid orders too: every one must have reached `pending`.
   await until(
-    async () => (await stack.orders.listAll("pending", 0, 1)).total === count,
+    async () => {
+      const page = await stack.orders.listAll("pending", 0, count);
+      return page.total === count && page.items.every((o) => o.state === "pending");
+    },
     120_000,
     `${count} orders to be pending`,
   );

@@ -137,7 +137,14 @@ describe("crash recovery", () => {
       const o = await quotePaidStars(hh.engine, `resume-${i}`);
       ids.push(o.id);
     }
-    await eventually(async () => (await hh.engine.listAll("pending", 0, 10)).total >= 5, 5000, "all pending");
+    await eventually(
+      async () => {
+        const page = await hh.engine.listAll("pending", 0, 10);
+        return page.total >= 5 && page.items.every((o) => o.state === "pending");
+      },
+      5000,
+      "all pending",
+    );
     await hh.engine.stop();
     hh.engines.shift();
     hh.sandbox.pauseDelivery(false);
