@@ -90,7 +90,10 @@ describe("order lifecycle", () => {
       "message:card",
     ]);
     // Settled from `paid` (no track job scheduled): nothing to take off.
-    expect(types(order("delivered", { cardMessageId: 7 }), "paid")).toEqual(["message:final", "message:card"]);
+    expect(types(order("delivered", { cardMessageId: 7 }), "paid")).toEqual([
+      "message:final",
+      "message:card",
+    ]);
   });
 
   it("owes a hand refund for a failed order paid in roubles, not for one paid in Stars", () => {
