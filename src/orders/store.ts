@@ -4,9 +4,10 @@ import type { RedisClient } from "../redis/connect.js";
 import type { ReplicaWait } from "../redis/replica-wait.js";
 import { defineScripts } from "../redis/scripts.js";
 import { type OrderKeys, orderKeys } from "./keys.js";
-import { isOpenQuote, isQuoteExpired, needsAttention } from "./lifecycle.js";
+import { isOpenQuote, isQuoteExpired } from "./lifecycle.js";
 import { JobSchedule } from "./schedule.js";
 import type { Order, OrderFilter, OrderState, Page } from "./types.js";
+import { planWrite } from "./write-plan.js";
 
 /**
  * Orders in Redis (layout in keys.ts). Every write of an order goes through one Lua script
@@ -163,62 +164,12 @@ export class OrderStore {
     effects: Effect[],
     maxOpen?: number,
   ): Promise<number> {
-    const keys: string[] = [this.keys.order(next.id)];
-    const keyIndex = (k: string) => {
-      const i = keys.indexOf(k);
-      if (i >= 0) return i + 1;
-      keys.push(k);
-      return keys.length;
-    };
-    const ops: (string | number)[] = [];
-    const add = (k: string, score: number, member: string, op = "add") =>
-      ops.push(op, keyIndex(k), score, member);
-    const rem = (k: string, member: string) => ops.push("rem", keyIndex(k), 0, member);
-    const held: HeldJob[] = [];
-
-    if (!prev) {
-      add(this.keys.all, next.createdAt, next.id);
-      add(this.keys.chat(next.customer.chatId), next.createdAt, next.id);
-    }
-    const prevIndex = prev ? this.keys.stateIndex(prev.state) : undefined;
-    const nextIndex = this.keys.stateIndex(next.state);
-    if (prevIndex !== nextIndex) {
-      if (prevIndex) rem(prevIndex, next.id);
-      if (nextIndex) add(nextIndex, next.createdAt, next.id);
-    }
-    // The chat's unpaid quotes, scored by expiry: what MAX_OPEN_QUOTES counts.
-    const openKey = this.keys.open(next.customer.chatId);
-    if (maxOpen !== undefined) ops.push("cap", keyIndex(openKey), this.now(), maxOpen);
-    const wasOpen = prev !== null && isOpenQuote(prev);
-    if (isOpenQuote(next) && (!wasOpen || prev.expiresAt !== next.expiresAt)) {
-      add(openKey, next.expiresAt ?? next.createdAt, next.id);
-    } else if (wasOpen && !isOpenQuote(next)) {
-      rem(openKey, next.id);
-    }
-    const wasAttention = prev ? needsAttention(prev) : false;
-    const isAttention = needsAttention(next);
-    if (isAttention && !wasAttention) add(this.keys.attention, next.createdAt, next.id);
-    if (!isAttention && wasAttention) rem(this.keys.attention, next.id);
-    for (const effect of effects) {
-      if ("cancel" in effect) {
-        rem(this.keys.jobs, effect.cancel);
-        continue;
-      }
-      if ("member" in effect) {
-        if (effect.runHere && this.holdJobsMs !== undefined) {
-          const lease = this.now() + this.holdJobsMs;
-          held.push({ member: effect.member, lease });
-          add(this.keys.jobs, lease, effect.member);
-        } else {
-          add(this.keys.jobs, effect.dueAt, effect.member);
-        }
-        continue;
-      }
-      if (!this.outgoing) throw new Error("this order store has no outgoing queue");
-      const spec = this.outgoing.spec(effect.message);
-      add(spec.key, spec.score, spec.member, "addnx");
-    }
-
+    const { keys, ops, held } = planWrite(this.keys, prev, next, effects, {
+      now: this.now(),
+      maxOpen,
+      holdJobsMs: this.holdJobsMs,
+      outgoing: this.outgoing,
+    });
     const res = await this.scripts.writeOrder(
       keys.length,
       ...keys,

@@ -1,0 +1,94 @@
+import type { OutgoingQueue } from "../outgoing/queue.js";
+import type { OrderKeys } from "./keys.js";
+import { isOpenQuote, needsAttention } from "./lifecycle.js";
+import type { Effect, HeldJob } from "./store.js";
+import type { Order } from "./types.js";
+
+/**
+ * What one write of an order changes besides its record, as lua/writeOrder.lua takes it: the keys
+ * it touches (the record first) and the index and schedule operations, four values each (op, key
+ * index, score, member). Pure: the store sends the plan in one script call.
+ *
+ * The indexes an order is in (keys.ts): `idx:all` and its chat's from creation, its state's index
+ * (in flight, or its final state's), its chat's `idx:open` while it is an unpaid quote (scored by
+ * expiry), `idx:attention` while it needs the operators. The write's effects add jobs (already
+ * leased to this process when `runHere` and `holdJobsMs` are given), take jobs off, and queue
+ * messages for the outgoing queue (a message already waiting keeps its place).
+ */
+export interface WritePlan {
+  keys: string[];
+  ops: (string | number)[];
+  /** Jobs written leased to this process, for it to run (store.ts `onHeld`). */
+  held: HeldJob[];
+}
+
+export function planWrite(
+  orderKeys: OrderKeys,
+  prev: Order | null,
+  next: Order,
+  effects: readonly Effect[],
+  opts: {
+    now: number;
+    /** Refuse the write when the chat already holds this many unexpired unpaid quotes. */
+    maxOpen?: number;
+    holdJobsMs?: number;
+    outgoing?: Pick<OutgoingQueue, "spec">;
+  },
+): WritePlan {
+  const keys: string[] = [orderKeys.order(next.id)];
+  const keyIndex = (k: string) => {
+    const i = keys.indexOf(k);
+    if (i >= 0) return i + 1;
+    keys.push(k);
+    return keys.length;
+  };
+  const ops: (string | number)[] = [];
+  const add = (k: string, score: number, member: string, op = "add") =>
+    ops.push(op, keyIndex(k), score, member);
+  const rem = (k: string, member: string) => ops.push("rem", keyIndex(k), 0, member);
+  const held: HeldJob[] = [];
+
+  if (!prev) {
+    add(orderKeys.all, next.createdAt, next.id);
+    add(orderKeys.chat(next.customer.chatId), next.createdAt, next.id);
+  }
+  const prevIndex = prev ? orderKeys.stateIndex(prev.state) : undefined;
+  const nextIndex = orderKeys.stateIndex(next.state);
+  if (prevIndex !== nextIndex) {
+    if (prevIndex) rem(prevIndex, next.id);
+    if (nextIndex) add(nextIndex, next.createdAt, next.id);
+  }
+  // The chat's unpaid quotes, scored by expiry: what MAX_OPEN_QUOTES counts.
+  const openKey = orderKeys.open(next.customer.chatId);
+  if (opts.maxOpen !== undefined) ops.push("cap", keyIndex(openKey), opts.now, opts.maxOpen);
+  const wasOpen = prev !== null && isOpenQuote(prev);
+  if (isOpenQuote(next) && (!wasOpen || prev.expiresAt !== next.expiresAt)) {
+    add(openKey, next.expiresAt ?? next.createdAt, next.id);
+  } else if (wasOpen && !isOpenQuote(next)) {
+    rem(openKey, next.id);
+  }
+  const wasAttention = prev ? needsAttention(prev) : false;
+  const isAttention = needsAttention(next);
+  if (isAttention && !wasAttention) add(orderKeys.attention, next.createdAt, next.id);
+  if (!isAttention && wasAttention) rem(orderKeys.attention, next.id);
+  for (const effect of effects) {
+    if ("cancel" in effect) {
+      rem(orderKeys.jobs, effect.cancel);
+      continue;
+    }
+    if ("member" in effect) {
+      if (effect.runHere && opts.holdJobsMs !== undefined) {
+        const lease = opts.now + opts.holdJobsMs;
+        held.push({ member: effect.member, lease });
+        add(orderKeys.jobs, lease, effect.member);
+      } else {
+        add(orderKeys.jobs, effect.dueAt, effect.member);
+      }
+      continue;
+    }
+    if (!opts.outgoing) throw new Error("this order store has no outgoing queue");
+    const spec = opts.outgoing.spec(effect.message);
+    add(spec.key, spec.score, spec.member, "addnx");
+  }
+  return { keys, ops, held };
+}
