@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { ProductPausedError } from "../../src/orders/deposit-guard.js";
 import type { Order } from "../../src/orders/types.js";
 import { ResellerValidationError } from "../../src/reseller/errors.js";
 import {
@@ -109,10 +110,13 @@ describe("orders engine", () => {
   it("leaves the flow's message alone when a quote is refused after create (the deposit cannot cover it)", async () => {
     const hh = await harness();
     const orderId = newOrderId();
+    // The deposit is known to be empty (reseller and last read), seen by an engine with no cached read.
     hh.sandbox.setBalanceRub(0);
+    await hh.redis.hset(`${hh.prefix}deposit`, "kopecks", "0", "at", String(Date.now()));
+    const engine = hh.addEngine();
     await expect(
-      hh.engine.quote({ orderId, item: sampleItems().stars!, customer: newCustomer(), cardMessageId: 4243 }),
-    ).rejects.toThrow();
+      engine.quote({ orderId, item: sampleItems().stars!, customer: newCustomer(), cardMessageId: 4243 }),
+    ).rejects.toBeInstanceOf(ProductPausedError);
     const order = await hh.engine.get(orderId);
     expect(order?.state).toBe("cancelled");
     expect(order?.cardMessageId).toBeUndefined();
