@@ -213,6 +213,8 @@ export async function startClusterSet(): Promise<ClusterSet> {
   try {
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
+      // The bus port is chosen too: its default (port + 10,000) may fall among ports in use.
+      const busPort = await freePort();
       const child = spawnServer([
         "--port",
         String(port),
@@ -220,6 +222,8 @@ export async function startClusterSet(): Promise<ClusterSet> {
         dir,
         "--cluster-enabled",
         "yes",
+        "--cluster-port",
+        String(busPort),
         "--cluster-config-file",
         join(dir, `nodes-${port}.conf`),
         "--cluster-node-timeout",
