@@ -216,6 +216,24 @@ export async function markPaid(
   ctx: EngineContext,
   orderId: string,
   receipt: PaymentReceipt,
+  how: { answered?: boolean } = {},
+): Promise<{ outcome: PaidOutcome; order: Order | null }> {
+  // Opened before the write: `pay` starts with it and may be done before this returns.
+  if (how.answered) ctx.payAnswers.open(orderId);
+  try {
+    const res = await recordPayment(ctx, orderId, receipt);
+    if (how.answered && res.outcome !== "paid") ctx.payAnswers.close(orderId);
+    return res;
+  } catch (err) {
+    if (how.answered) ctx.payAnswers.close(orderId);
+    throw err;
+  }
+}
+
+async function recordPayment(
+  ctx: EngineContext,
+  orderId: string,
+  receipt: PaymentReceipt,
 ): Promise<{ outcome: PaidOutcome; order: Order | null }> {
   const t = ctx.now();
   let outcome = "duplicate" as PaidOutcome;

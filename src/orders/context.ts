@@ -9,8 +9,9 @@ import type { WalletLedger } from "../wallet/ledger.js";
 import type { TopUps } from "../wallet/topups.js";
 import type { DepositGuard } from "./deposit-guard.js";
 import { canMove, enter, jobsFor, type LifecycleTiming } from "./lifecycle.js";
+import type { PayAnswers } from "./pay-answers.js";
 import type { PriceSettingsStore } from "./price-settings.js";
-import type { OrderStore } from "./store.js";
+import type { Effect, OrderStore } from "./store.js";
 import type { Notifier, Order, OrderState } from "./types.js";
 
 /** The settings the orders engine reads (without `maxOpenQuotes`, quotes are not limited: tools and benchmarks). */
@@ -64,6 +65,8 @@ export interface EngineContext {
   /** The shop's promo codes: uses counted and given back with the orders that hold them. */
   promos: PromoStore;
   hooks: EngineHooks;
+  /** Payments answered in the chat that wait for `pay` (pay-answers.ts). */
+  payAnswers: PayAnswers;
   now: () => number;
   /** Timing of the jobs a transition schedules, as of now. */
   timing(): LifecycleTiming;
@@ -88,16 +91,25 @@ export async function transition(
   from: readonly OrderState[],
   to: OrderState,
   patch: (order: Order) => Partial<Order> = () => ({}),
+  opts: {
+    /** The bot shows the order's card in its answer (pay-answers.ts): no card update is queued. */
+    cardShown?: boolean;
+  } = {},
 ): Promise<{ won: boolean; order: Order | null }> {
   let prevState: OrderState | null = null;
   const res = await ctx.store.update(id, (order) => {
     if (!from.includes(order.state) || !canMove(order.state, to)) return null;
     prevState = order.state;
     const next = enter({ ...order, ...patch(order) }, to, ctx.now());
-    return { next, jobs: jobsFor(next, order.state, ctx.timing()) };
+    const jobs = jobsFor(next, order.state, ctx.timing());
+    return { next, jobs: opts.cardShown ? jobs.filter((e) => !isCardUpdate(e)) : jobs };
   });
   if (res.won && res.order) noteTransition(ctx, res.order, prevState);
   return res;
+}
+
+function isCardUpdate(effect: Effect): boolean {
+  return "message" in effect && effect.message.kind === "card";
 }
 
 /** Logs a state change this process made and tells the hooks. */

@@ -21,6 +21,7 @@ import { type HintSlots, onDeliveryHint, Retry, runJob } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
+import { PayAnswers } from "./pay-answers.js";
 import { ordersCreatedBetween } from "./period-orders.js";
 import { PriceSettingsStore } from "./price-settings.js";
 import { applyPromo } from "./promo-checkout.js";
@@ -128,6 +129,9 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   const onHeld = (held: HeldJob[]) => {
     for (const { member, lease } of held) {
       if (worker.adopt(member, lease)) continue;
+      // `pay` runs wherever the schedule hands it now: an answer in the chat does not wait for it.
+      const job = decodeJob(member);
+      if (job?.type === "submit") ctx.payAnswers.release(job.orderId);
       store.jobs
         .finish(member, lease, now())
         .then(() => worker.kickFor(now()))
@@ -185,6 +189,13 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     log,
     config: opts.config,
     hooks: opts.hooks ?? {},
+    // An answer in the chat that did not show the `pending` card after all: its update is queued.
+    payAnswers: new PayAnswers((order) => {
+      outgoing
+        .enqueue({ kind: "card", chatId: order.customer.chatId, orderId: order.id })
+        .then(() => dispatcher.kick())
+        .catch((err) => log.warn({ err, orderId: order.id }, "could not queue a card update"));
+    }),
     now,
     referrals,
     timing: () => ({ now: now(), quoteTtlMs, pollMs, referralBonus: referrals !== undefined }),
@@ -268,7 +279,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     get: (id) => store.get(id),
     setCardMessage: (orderId, messageId) => recordCardMessage(store, orderId, messageId),
     checkPayable: (orderId, expect) => checkPayable(ctx, orderId, expect),
-    markPaid: (orderId, receipt) => markPaid(ctx, orderId, receipt),
+    markPaid: (orderId, receipt, how) => markPaid(ctx, orderId, receipt, how),
+    paymentAnswer: (orderId, maxMs) => ctx.payAnswers.wait(orderId, maxMs),
     confirm: (orderId, userId) => confirm(ctx, orderId, userId),
     startPayment: (input) => startProviderPayment(ctx, input),
     payFromWallet: (orderId, userId) => payFromWallet(ctx, orderId, userId),

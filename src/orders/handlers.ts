@@ -97,18 +97,36 @@ async function archiveSweep(
 
 /** `pay` for a paid order: charged once per custom_id by the reseller, so retries are safe. */
 async function submitPay(ctx: EngineContext, order: Order): Promise<Retry | undefined> {
-  if (order.state !== "paid") return;
+  if (order.state !== "paid") {
+    ctx.payAnswers.release(order.id);
+    return;
+  }
   const { reseller } = ctx;
   try {
     const paid = await reseller.payOrder(order.id);
-    const moved = await transition(ctx, order.id, ["paid"], "pending", () => ({
-      chargedKopecks: rubToKopecks(paid.priceChargedRub),
-      resellerStatus: paid.status,
-    }));
+    // The customer's answer to their payment may be waiting for this: then it shows the card.
+    const cardShown = ctx.payAnswers.cover(order.id);
+    let moved: Awaited<ReturnType<typeof transition>> = { won: false, order: null };
+    try {
+      moved = await transition(
+        ctx,
+        order.id,
+        ["paid"],
+        "pending",
+        () => ({
+          chargedKopecks: rubToKopecks(paid.priceChargedRub),
+          resellerStatus: paid.status,
+        }),
+        { cardShown },
+      );
+    } finally {
+      if (cardShown) ctx.payAnswers.settle(order.id, moved.won ? moved.order : null);
+    }
     await noteSpending(ctx, moved);
     await ctx.balanceSoon();
     return;
   } catch (err) {
+    ctx.payAnswers.release(order.id);
     if (!(err instanceof ResellerApiError)) throw err;
     await noteResellerError(ctx, err);
     if (err.transient || err.kind === "auth") {

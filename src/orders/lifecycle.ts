@@ -171,6 +171,7 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
   }
   // The card follows the order. When it becomes paid in the chat (a Telegram payment, the wallet,
   // Confirm) the bot shows it in its answer; a payment made on a provider's page has no such answer.
+  // (An answer that waits for `pay` shows `pending` too: that write leaves its card out, pay-answers.ts.)
   // A fresh quote's card is the answer of the flow that asked for it.
   const moved = from !== null && from !== order.state;
   const rail = order.rail;

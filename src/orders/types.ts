@@ -314,7 +314,20 @@ export interface OrdersApi {
   markPaid(
     orderId: string,
     receipt: PaymentReceipt,
+    how?: {
+      /**
+       * The caller answers the payment in the chat with the order card: `pay` (run at once in this
+       * process) leaves the card update of `pending` to that answer (see `paymentAnswer`).
+       */
+      answered?: boolean;
+    },
   ): Promise<{ outcome: "paid" | "duplicate" | "refunded_extra"; order: Order | null }>;
+  /**
+   * For a payment recorded with `answered`: the order once `pay` went through (`pending`, its card
+   * for the answer to show), waiting at most `maxMs`; undefined when it did not within that time
+   * (show the paid order: the next change queues its card update as always).
+   */
+  paymentAnswer(orderId: string, maxMs: number): Promise<Order | undefined>;
   /**
    * The customer's tap on a YooKassa or Crypto Pay button: the payment page's link, made once per
    * order and rail (a second tap gets the same link; `busy` while the first is still being made).

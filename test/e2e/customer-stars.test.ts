@@ -38,6 +38,40 @@ describe("a customer buying Stars end to end", () => {
     expect(cards.filter((m) => m.text?.startsWith("🧾 Order #"))).toHaveLength(1);
   });
 
+  it("answers the payment with the card already being delivered: one edit of it, none queued for pay's step", async () => {
+    h = await startAppHarness();
+    const hh = h;
+    hh.sandbox.pauseDelivery(true);
+    const customer = newAppCustomer(hh.telegram);
+    const invoice = await quoteStars(customer);
+    const id = orderIdOf(invoice);
+    const card = customer.messages().find((m) => m.text?.startsWith(`🧾 Order #${id.slice(0, 8)}`));
+    expect(card).toBeDefined();
+    const cardEdits = () =>
+      hh.telegram
+        .calls("editMessageText")
+        .filter((c) => c.ok && Number(c.payload.message_id) === card!.messageId)
+        .map((c) => String(c.payload.text));
+    const before = cardEdits().length;
+    expect((await customer.payInvoice({ timeoutMs: 10_000 })).ok).toBe(true);
+    await customer.waitFor(
+      (msgs) => msgs.some((m) => m.messageId === card!.messageId && /Being delivered/.test(m.text ?? "")),
+      10_000,
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    // The answer showed the order being delivered at once; nothing else edited the card meanwhile.
+    const after = cardEdits().slice(before);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatch(/Being delivered/);
+    hh.sandbox.pauseDelivery(false);
+    await customer.waitForBotMessage(DELIVERED, 20_000);
+    await customer.waitFor(
+      (msgs) => msgs.some((m) => m.messageId === card!.messageId && /✅ Delivered\./.test(m.text ?? "")),
+      10_000,
+    );
+    expect(cardEdits().slice(before)).toHaveLength(2);
+  });
+
   it("speaks Russian to a Russian customer, all the way", async () => {
     h = await startAppHarness({ DEFAULT_LOCALE: "en" });
     const customer = h.telegram.user({ id: 620_000_001, username: "pokupatel_1", languageCode: "ru" });

@@ -242,6 +242,67 @@ describe("orders engine", () => {
     expect(hh.sandbox.stats(order.id).pays).toBeGreaterThanOrEqual(2);
   });
 
+  it("answers a payment made in the chat with the card being delivered; pay's step queues no card update", async () => {
+    const hh = await harness();
+    hh.sandbox.pauseDelivery(true);
+    const customer = newCustomer();
+    const item = sampleItems().stars!;
+    const order = await hh.engine.quote({ orderId: newOrderId(), item, customer, cardMessageId: 4300 });
+    const receipt = {
+      userId: customer.userId,
+      currency: "XTR" as const,
+      totalAmount: order.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    };
+    expect((await hh.engine.markPaid(order.id, receipt, { answered: true })).outcome).toBe("paid");
+    const shown = await hh.engine.paymentAnswer(order.id, 10_000);
+    expect(shown).toMatchObject({ id: order.id, state: "pending", cardMessageId: 4300 });
+    await eventually(async () => (await hh.engine.get(order.id))?.state === "pending", 5000, "pending");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await hh.outgoingFor(order.id)).toBe(0);
+    expect(hh.notifier.cards.filter((o) => o.id === order.id)).toHaveLength(0);
+    hh.sandbox.pauseDelivery(false);
+    await finalState(hh, order.id);
+    expect(hh.notifier.cards.filter((o) => o.id === order.id).map((o) => o.state)).toEqual(["delivered"]);
+    expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
+  });
+
+  it("queues the card update of pay's step when nothing in the chat answers the payment", async () => {
+    const hh = await harness();
+    hh.sandbox.pauseDelivery(true);
+    const { order } = await quoteAndPay(hh);
+    await eventually(
+      async () => hh.notifier.cards.some((o) => o.id === order.id && o.state === "pending"),
+      5000,
+      "the pending card update",
+    );
+    expect(await hh.engine.paymentAnswer(order.id, 10_000)).toBeUndefined();
+  });
+
+  it("answers with the paid card when pay is to be retried, and the retry queues its card update", async () => {
+    const hh = await harness();
+    hh.sandbox.pauseDelivery(true);
+    // More 500s than the client's own retries: the job ends and is retried later.
+    hh.sandbox.fail("POST /api/reseller/order/pay", "500", 4);
+    const customer = newCustomer();
+    const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const receipt = {
+      userId: customer.userId,
+      currency: "XTR" as const,
+      totalAmount: order.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    };
+    await hh.engine.markPaid(order.id, receipt, { answered: true });
+    // Told as soon as the first pay failed, long before this wait would end.
+    expect(await hh.engine.paymentAnswer(order.id, 60_000)).toBeUndefined();
+    await eventually(
+      async () => hh.notifier.cards.some((o) => o.id === order.id && o.state === "pending"),
+      10_000,
+      "the retried pay's card update",
+    );
+    expect(hh.sandbox.stats(order.id).charges).toBe(1);
+  });
+
   it("keeps retrying pay through a stretch of 500s and charges once", async () => {
     const hh = await harness();
     hh.sandbox.fail("POST /api/reseller/order/pay", "500", 6);

@@ -19,6 +19,13 @@ import { payTap } from "./pay-rails.js";
 import { answerQuietly, localeOf, showCard, tOf } from "./shared.js";
 import { creditTopUp, isTopUpPayload } from "./topups.js";
 
+/**
+ * How long the answer to a payment (the order card) waits for `pay` to go through, so that it shows
+ * the order being delivered instead of a "paid" card that a queued update replaces a moment later.
+ */
+export const PAY_ANSWER_WAIT_MS = 1_500;
+const ANSWERED = { answered: true };
+
 /** pre_checkout_query must be answered within 10 s; the order check gets at most this long. */
 export const PRE_CHECKOUT_BUDGET_MS = 7_000;
 /** How long the "new quote for an expired one" mapping is kept (a repeated tap reuses the same new order). */
@@ -60,7 +67,10 @@ export async function recordPayments(
       await creditTopUp(orders, update.message as Message);
       continue;
     }
-    if (paid) recorded.set(update.message as Message, await orders.markPaid(paid.orderId, paid.receipt));
+    if (paid) {
+      // The handler answers it with the order card (which then waits a moment for `pay`).
+      recorded.set(update.message as Message, await orders.markPaid(paid.orderId, paid.receipt, ANSWERED));
+    }
   }
 }
 
@@ -187,7 +197,7 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
     const { orderId, receipt } = paid;
     const currency = receipt.currency;
     // Usually recorded already when the update arrived (recordPayments): its answer is reused.
-    const r = recorded.get(ctx.message) ?? (await ctx.deps.orders.markPaid(orderId, receipt));
+    const r = recorded.get(ctx.message) ?? (await ctx.deps.orders.markPaid(orderId, receipt, ANSWERED));
     ctx.logger.info({ orderId, outcome: r.outcome }, "payment received");
     const extra =
       r.outcome === "refunded_extra" ||
@@ -200,11 +210,12 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       return;
     }
     if (r.order?.telegramChargeId !== receipt.telegramChargeId) return;
-    if (ctx.session.lastQuoteId === r.order.id) ctx.session.lastQuoteId = undefined;
-    // The answer to the payment: the order card, now paid, at once (later changes are queued).
-    const messageId = await showCard(ctx, r.order, r.order.cardMessageId);
-    if (messageId !== undefined && messageId !== r.order.cardMessageId) {
-      await ctx.deps.orders.setCardMessage(r.order.id, messageId);
+    // The answer to the payment: the order card, being delivered once `pay` went through (usually
+    // within moments), or paid when it takes longer; later changes are queued.
+    const shown = (await ctx.deps.orders.paymentAnswer(r.order.id, PAY_ANSWER_WAIT_MS)) ?? r.order;
+    const messageId = await showCard(ctx, shown, shown.cardMessageId);
+    if (messageId !== undefined && messageId !== shown.cardMessageId) {
+      await ctx.deps.orders.setCardMessage(shown.id, messageId);
     }
   });
 

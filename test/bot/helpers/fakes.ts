@@ -94,6 +94,10 @@ export class FakeOrders implements OrdersApi {
     return { outcome: "paid" as const, order };
   }
 
+  async paymentAnswer(_orderId: string, _maxMs: number): Promise<Order | undefined> {
+    return undefined;
+  }
+
   async confirm(orderId: string, userId: number) {
     this.confirmed.push(orderId);
     const order = this.orders.get(orderId) ?? null;
