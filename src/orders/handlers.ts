@@ -38,7 +38,12 @@ export async function runJob(
   }
   if (job.type === "archive") return archiveSweep(ctx, opts.retention);
   if (job.type === "tpoll") return ctx.topups?.poll(job.topupId);
-  const order = await ctx.store.get(job.orderId);
+  // `pay` may start from this process's own copy (the paid write it just made, usually): a repeated
+  // `pay` charges nothing twice, and its write checks the version. Everything else reads afresh.
+  const order =
+    job.type === "submit"
+      ? await ctx.store.latest(job.orderId, (o) => o.state === "paid")
+      : await ctx.store.get(job.orderId);
   if (!order) return undefined;
   switch (job.type) {
     case "submit":
@@ -179,7 +184,9 @@ export async function onDeliveryHint(
   orderId: string,
   slots: HintSlots,
 ): Promise<boolean> {
-  const order = await ctx.store.get(orderId);
+  // This process's copy will do when it is tracked (it wrote `pending`, usually): the re-read's write
+  // checks the version. A copy in another state may be behind, so that one is read afresh.
+  const order = await ctx.store.latest(orderId, (o) => TRACKED_STATES.includes(o.state));
   if (!order || !TRACKED_STATES.includes(order.state)) return false;
   if (slots.free <= 0) {
     return ctx.store.kick(orderId, encodeJob({ type: "track", orderId }), [...TRACKED_STATES]);

@@ -3,7 +3,8 @@ import { FINAL_STATES, type OrderFilter, type OrderState } from "./types.js";
 /**
  * The orders' Redis layout, built in one place (every key under the configured prefix P):
  *
- *   P order:<id>         hash { v: version, state, json: the whole Order }
+ *   P order:<id>         hash { v: version, state, json: the whole Order, fn: when the final
+ *                        message was sent (ms; written alone, read into `finalNotifiedAt`) }
  *   P idx:all            zset createdAt → id (operators, newest first; stats by time)
  *   P idx:chat:<chatId>  zset createdAt → id (a customer's /orders)
  *   P idx:inflight       zset createdAt → id of orders paid and not yet settled (paid, pending): the

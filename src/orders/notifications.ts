@@ -62,7 +62,5 @@ export async function recordCardMessage(
 async function sendFinal(ctx: EngineContext, order: Order): Promise<void> {
   if (order.finalNotifiedAt || !NOTIFIED_STATES.includes(order.state)) return;
   await ctx.notifier.sendFinal(order);
-  await ctx.store.update(order.id, (o) =>
-    o.finalNotifiedAt ? null : { next: { ...o, finalNotifiedAt: ctx.now() } },
-  );
+  await ctx.store.markFinalNotified(order.id, ctx.now());
 }

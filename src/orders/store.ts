@@ -59,6 +59,16 @@ interface Stored {
 
 const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-6"] as const;
 
+/** The order hash's field for when the final message was sent (see `markFinalNotified`). */
+const NOTIFIED = "fn";
+
+/** An order record with its `fn` field (records written before it have the time in the JSON). */
+function parseOrder(json: string, fn: string | null | undefined): Order {
+  const order = JSON.parse(json) as Order;
+  if (fn) order.finalNotifiedAt = Number(fn);
+  return order;
+}
+
 const READ_CHUNK = 500;
 /** Orders whose last seen version this process keeps, to write without reading first. */
 const RECENT_MAX = 2000;
@@ -125,9 +135,34 @@ export class OrderStore {
   // ---- orders ----
 
   async read(id: string): Promise<Stored | null> {
-    const [v, json] = await this.redis.hmget(this.keys.order(id), "v", "json");
+    const [v, json, fn] = await this.redis.hmget(this.keys.order(id), "v", "json", NOTIFIED);
     if (!v || !json) return null;
-    return this.remember({ order: JSON.parse(json) as Order, version: Number(v) });
+    return this.remember({ order: parseOrder(json, fn), version: Number(v) });
+  }
+
+  /**
+   * The order as this process last read or wrote it when that copy `fits` (is in a state worth
+   * acting on), otherwise read now: a copy may be behind, so one that does not fit is no answer.
+   * For work that a stale copy cannot harm: every write checks the version (a stale copy makes it
+   * read again), and the reseller's `pay` and order reads are safe to repeat.
+   */
+  async latest(id: string, fits: (order: Order) => boolean): Promise<Order | null> {
+    const cached = this.recent.get(id)?.order;
+    return cached && fits(cached) ? cached : await this.get(id);
+  }
+
+  /**
+   * Records that the order's final message went out (`finalNotifiedAt`): one field written alone,
+   * outside the version (nothing decides on it but the final message itself, which it keeps from
+   * going out twice; the operators' resend clears it with the version it writes).
+   */
+  async markFinalNotified(id: string, at: number): Promise<void> {
+    const key = this.keys.order(id);
+    await this.redis.hset(key, NOTIFIED, at);
+    // On a replica before it counts, like the final state itself: a failover must not send it twice.
+    await this.replicaWait?.after(key);
+    const cached = this.recent.get(id);
+    if (cached) this.remember({ order: { ...cached.order, finalNotifiedAt: at }, version: cached.version });
   }
 
   private remember(stored: Stored): Stored {
@@ -180,6 +215,8 @@ export class OrderStore {
       ...ops,
     );
     if (res === 1) {
+      // Remembered before anything acts on the write: a job held here starts from this copy.
+      this.remember({ order: next, version: version + 1 });
       // A customer's payment, the `paid` state that `pay` is sent from, a final state and its final
       // message: each is on a replica before anything acts on it, so a failover cannot undo it.
       await this.replicaWait?.after(keys[0]!);
@@ -216,7 +253,6 @@ export class OrderStore {
       cached = undefined;
       const next = { ...decision.next, updatedAt: this.now() };
       if (await this.write(stored.order, stored.version, next, decision.jobs ?? [])) {
-        this.remember({ order: next, version: stored.version + 1 });
         return { won: true, order: next };
       }
       this.recent.delete(id);
@@ -226,9 +262,7 @@ export class OrderStore {
 
   /** Creates the order record; false when one with that id exists already. */
   async create(order: Order, jobs: Effect[]): Promise<boolean> {
-    const created = await this.write(null, 0, order, jobs);
-    if (created) this.remember({ order, version: 1 });
-    return created;
+    return this.write(null, 0, order, jobs);
   }
 
   /**
@@ -238,10 +272,7 @@ export class OrderStore {
    */
   async createQuote(order: Order, jobs: Effect[], maxOpen: number): Promise<"created" | "exists" | "limit"> {
     const res = await this.writeCapped(null, 0, order, jobs, maxOpen);
-    if (res === 1) {
-      this.remember({ order, version: 1 });
-      return "created";
-    }
+    if (res === 1) return "created";
     return res === -1 ? "limit" : "exists";
   }
 
@@ -348,11 +379,12 @@ export class OrderStore {
   /** The records of `ids` in one pipeline; missing ones and unreadable replies are left out. */
   private async readMany(ids: string[]): Promise<Order[]> {
     const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hget(this.keys.order(id), "json");
+    for (const id of ids) pipe.hmget(this.keys.order(id), "json", NOTIFIED);
     const rows = (await pipe.exec()) ?? [];
     const orders: Order[] = [];
-    for (const [err, json] of rows) {
-      if (!err && typeof json === "string") orders.push(JSON.parse(json) as Order);
+    for (const [err, row] of rows) {
+      const [json, fn] = (row ?? []) as (string | null)[];
+      if (!err && typeof json === "string") orders.push(parseOrder(json, fn));
     }
     return orders;
   }
@@ -443,11 +475,11 @@ export class OrderStore {
     const ids = await this.redis.zrangebyscore(index, "-inf", `(${before}`, "LIMIT", offset, count);
     if (ids.length === 0) return [];
     const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hmget(this.keys.order(id), "v", "json");
+    for (const id of ids) pipe.hmget(this.keys.order(id), "v", "json", NOTIFIED);
     const found: Stored[] = [];
     for (const [err, row] of (await pipe.exec()) ?? []) {
-      const [v, json] = (row ?? []) as (string | null)[];
-      if (!err && v && json) found.push({ order: JSON.parse(json) as Order, version: Number(v) });
+      const [v, json, fn] = (row ?? []) as (string | null)[];
+      if (!err && v && json) found.push({ order: parseOrder(json, fn), version: Number(v) });
     }
     return found;
   }

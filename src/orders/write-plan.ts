@@ -67,6 +67,9 @@ export function planWrite(
   } else if (wasOpen && !isOpenQuote(next)) {
     rem(openKey, next.id);
   }
+  // The final message's time is a field of its own (store.ts `markFinalNotified`): cleared with the
+  // record when the operators send the final message again.
+  if (prev?.finalNotifiedAt !== undefined && next.finalNotifiedAt === undefined) ops.push("hdel", 1, 0, "fn");
   const wasAttention = prev ? needsAttention(prev) : false;
   const isAttention = needsAttention(next);
   if (isAttention && !wasAttention) add(orderKeys.attention, next.createdAt, next.id);

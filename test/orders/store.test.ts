@@ -124,6 +124,24 @@ describe("order store", () => {
     expect(after - before).toBeLessThanOrEqual(16);
   });
 
+  it("records the final message's time in a field of its own, seen by every reader, and clears it when a write drops it", async () => {
+    const order = sampleOrder({ state: "delivered" });
+    await store.create(order, []);
+    const key = store.keys.order(order.id);
+    const version = await redis.hget(key, "v");
+    await store.markFinalNotified(order.id, 12_345);
+    expect(await redis.hget(key, "v")).toBe(version);
+    // Another process (a fresh store, nothing cached) reads it, singly and in pages.
+    const other = new OrderStore(redis, store.keys.prefix);
+    expect((await other.get(order.id))?.finalNotifiedAt).toBe(12_345);
+    const page = await other.page(other.chatIndex(order.customer.chatId), 0, 50);
+    expect(page.items.find((o) => o.id === order.id)?.finalNotifiedAt).toBe(12_345);
+    // The operators' resend writes the record without it: the field goes with it.
+    await other.update(order.id, (o) => ({ next: { ...o, finalNotifiedAt: undefined } }));
+    expect(await redis.hexists(key, "fn")).toBe(0);
+    expect((await new OrderStore(redis, store.keys.prefix).get(order.id))?.finalNotifiedAt).toBeUndefined();
+  });
+
   it("hands a claimed job to no one else until its lease runs out", async () => {
     const s = new OrderStore(redis, uniquePrefix("jobs"));
     await s.jobs.schedule("track:a", 100);

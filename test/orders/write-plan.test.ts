@@ -48,6 +48,14 @@ describe("the plan of an order write", () => {
     ]);
   });
 
+  it("drops the final message's field when the record no longer carries its time, and only then", () => {
+    const sent = sampleOrder({ state: "delivered", finalNotifiedAt: NOW });
+    const again = { ...sent, finalNotifiedAt: undefined };
+    expect(readable(sent, again).plan.ops).toEqual(["hdel", 1, 0, "fn"]);
+    expect(readable(sent, { ...sent, updatedAt: NOW + 1 }).plan.ops).toEqual([]);
+    expect(readable(again, again).plan.ops).toEqual([]);
+  });
+
   it("writes a job to run here already leased to this process, when the store holds jobs", () => {
     const paid = sampleOrder({ state: "paid" });
     const effects = [{ member: `submit:${paid.id}`, dueAt: NOW, runHere: true }];

@@ -3,7 +3,7 @@
   and in the same atomic step moves it between indexes and schedules its follow-up jobs.
   Called with a variable number of keys (numkeys is the first argument).
 
-  KEYS[1]   the order's hash   { v: version, state, json }
+  KEYS[1]   the order's hash   { v: version, state, json, fn }
   KEYS[2..] the index zsets and the job schedule named by the ops below
 
   ARGV[1]   the version read before (0 = the order must not exist yet)
@@ -11,9 +11,10 @@
   ARGV[3]   the new record (JSON)
   ARGV[4]   n, the number of index/schedule operations that follow
   ARGV[5..] n groups of 4: op, key index into KEYS, score, member; op is 'add' (ZADD),
-            'addnx' (ZADD NX: a member already there keeps its score), 'rem' (ZREM) or 'cap'
-            (a limit checked before anything is written: members scored at or below `score`
-            leave the zset, then the write is refused if `member` or more remain)
+            'addnx' (ZADD NX: a member already there keeps its score), 'rem' (ZREM), 'hdel'
+            (HDEL of the field `member` of the hash at the key index) or 'cap' (a limit checked
+            before anything is written: members scored at or below `score` leave the zset, then
+            the write is refused if `member` or more remain)
 
   Returns 1 when written, 0 when the version did not match (another writer got in first),
   -1 when a 'cap' refused the write (nothing was written).
@@ -43,6 +44,8 @@ for _ = 1, n do
     redis.call('ZADD', KEYS[k], 'NX', score, member)
   elseif op == 'rem' then
     redis.call('ZREM', KEYS[k], member)
+  elseif op == 'hdel' then
+    redis.call('HDEL', KEYS[k], member)
   end
   i = i + 4
 end
