@@ -39,7 +39,7 @@ import { createOperatorFeature } from "./features/operator.js";
 import { operatorExportFeature } from "./features/operator-export.js";
 import { operatorPricesFeature } from "./features/operator-prices.js";
 import { operatorPromoFeature } from "./features/operator-promo.js";
-import { paymentsFeature } from "./features/payments.js";
+import { paymentsBeforeSession, paymentsFeature } from "./features/payments.js";
 import { promoFeature } from "./features/promo.js";
 import { referralsFeature } from "./features/referrals.js";
 import { startFeature } from "./features/start.js";
@@ -148,6 +148,8 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
     }),
   );
   guarded.use(sequentialize(sequentialKey));
+  // A Pay tap and a payment, in the order's language: no session read (see payments.ts).
+  guarded.use(paymentsBeforeSession(i18n));
   guarded.use(
     session<SessionData, BotContext>({
       initial: () => ({}),

@@ -1,3 +1,4 @@
+import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type AppHarness,
@@ -7,6 +8,7 @@ import {
   quoteStars,
   startAppHarness,
 } from "../helpers/app-harness.js";
+import { testRedisUrl } from "../helpers/redis.js";
 
 let h: AppHarness | undefined;
 afterEach(async () => {
@@ -70,6 +72,50 @@ describe("a customer buying Stars end to end", () => {
       10_000,
     );
     expect(cardEdits().slice(before)).toHaveLength(2);
+  });
+
+  it("answers the Pay tap and the payment in the language chosen, without reading the chat's session", async () => {
+    h = await startAppHarness({ DEFAULT_LOCALE: "en" });
+    const customer = newAppCustomer(h.telegram);
+    await customer.sendText("/language");
+    await customer.pressButton("🇷🇺 Русский", { timeoutMs: 10_000 });
+    await customer.waitForBotMessage(/по-русски/, 10_000);
+    await customer.sendText("/start");
+    await customer.pressButton("⭐ Telegram Stars", { timeoutMs: 10_000 });
+    await customer.waitForBotMessage(/Сколько звёзд\?/, 10_000);
+    await customer.sendText("100");
+    await customer.waitForBotMessage(/Кому\?/, 10_000);
+    await customer.sendText("@drug_pokupatelya");
+    const card = await customer.waitForBotMessage(/Заказ #/, 10_000);
+    const session = `${h.env.REDIS_PREFIX}session:${customer.id}`;
+    const monitor = new Redis(testRedisUrl());
+    // The card is shown before its update's end writes the session (the quote's id): wait for that.
+    for (let i = 0; i < 100 && !(await monitor.get(session))?.includes("lastQuoteId"); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const reads: string[] = [];
+    await monitor.monitor().then((m) =>
+      m.on("monitor", (_time: string, args: string[]) => {
+        if (args.includes(session)) reads.push(args.join(" "));
+      }),
+    );
+    try {
+      await customer.pressButton(/^💳 Оплатить/, { timeoutMs: 10_000 });
+      await customer.waitFor((msgs) => msgs.some((m) => m.invoice), 10_000);
+      const invoice = customer.messages().find((m) => m.invoice);
+      expect(invoice?.invoice?.title).toMatch(/^Заказ #/);
+      expect((await customer.payInvoice({ timeoutMs: 10_000 })).ok).toBe(true);
+      await customer.waitFor(
+        (msgs) =>
+          msgs.some((m) => m.messageId === card.messageId && /Доставляется|Доставлен/.test(m.text ?? "")),
+        10_000,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      expect(reads).toEqual([]);
+    } finally {
+      monitor.disconnect();
+    }
+    expect((await customer.waitForBotMessage(/доставлен/, 20_000)).text).toContain("Транзакция:");
   });
 
   it("speaks Russian to a Russian customer, all the way", async () => {

@@ -8,7 +8,7 @@ import { describeItem } from "../format/item.js";
 import { formatRub } from "../format/money.js";
 import { CB, type PayRail } from "../keyboards/callbacks.js";
 import { mayOrder } from "../keyboards/main-menu.js";
-import { answerQuietly, localeOf, showCard, tOf } from "./shared.js";
+import { answerQuietly, localeOf, type Speech, showCard, speechOf } from "./shared.js";
 
 /**
  * A tap on an order card's pay button, on one rail: a Telegram invoice (Stars or a provider in
@@ -42,7 +42,7 @@ export async function payTap(ctx: BotContext, orderId: string, rail: PayRail | "
     case "stars":
     case "invoice":
       await answerQuietly(ctx);
-      return sendTelegramInvoice(ctx, order, rail);
+      return sendTelegramInvoice(ctx, order, rail, await speechOf(ctx));
     case "yookassa":
     case "cryptopay":
       return sendPaymentLink(ctx, order, rail);
@@ -52,16 +52,24 @@ export async function payTap(ctx: BotContext, orderId: string, rail: PayRail | "
 }
 
 /** What the customer buys, in one line for an invoice or a provider's page. */
-async function itemLine(ctx: BotContext, order: Order): Promise<string> {
-  return stripHtml(describeItem(order.item, tOf(ctx), await localeOf(ctx)));
+function itemLine(speech: Speech, order: Order): string {
+  return stripHtml(describeItem(order.item, speech.t, speech.locale));
 }
 
-async function sendTelegramInvoice(ctx: BotContext, order: Order, rail: "stars" | "invoice"): Promise<void> {
-  const item = await itemLine(ctx, order);
-  const title = ctx.t("invoice-title", { id: shortId(order.id) }).slice(0, 32);
-  const description = ctx
-    .t("invoice-description", { item, recipient: order.item.recipient ? `@${order.item.recipient}` : "—" })
-    .slice(0, 255);
+/** Sends the Telegram invoice of a quoted order on a Telegram rail (Stars, or a provider's roubles). */
+export async function sendTelegramInvoice(
+  ctx: BotContext,
+  order: Order,
+  rail: "stars" | "invoice",
+  speech: Speech,
+): Promise<void> {
+  const { t } = speech;
+  const item = itemLine(speech, order);
+  const title = t("invoice-title", { id: shortId(order.id) }).slice(0, 32);
+  const description = t("invoice-description", {
+    item,
+    recipient: order.item.recipient ? `@${order.item.recipient}` : "—",
+  }).slice(0, 255);
   // Stars need no payment provider; roubles go through PAYMENT_PROVIDER_TOKEN's.
   const stars = rail === "stars";
   const amount = (stars ? (order.starsAmount ?? order.amount) : order.priceKopecks) ?? 0;
@@ -78,7 +86,7 @@ async function sendTelegramInvoice(ctx: BotContext, order: Order, rail: "stars" 
 
 async function sendPaymentLink(ctx: BotContext, order: Order, rail: "yookassa" | "cryptopay"): Promise<void> {
   const { orders, logger } = ctx.deps;
-  const item = await itemLine(ctx, order);
+  const item = itemLine(await speechOf(ctx), order);
   const description = `${ctx.t("invoice-title", { id: shortId(order.id) })} — ${item}`;
   let r: Awaited<ReturnType<typeof orders.startPayment>>;
   try {

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { I18n } from "@grammyjs/i18n";
-import { type Composer, InlineKeyboard } from "grammy";
+import { type Composer, InlineKeyboard, type NextFunction } from "grammy";
 import type { Message } from "grammy/types";
 import { ProductPausedError } from "../../orders/deposit-guard.js";
+import { isQuoteExpired } from "../../orders/lifecycle.js";
 import {
   OpenQuotesLimitError,
+  type Order,
   type OrdersApi,
   type PaymentReceipt,
   ProductUnavailableError,
@@ -13,10 +15,10 @@ import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { shortId } from "../format/card.js";
 import { renderOpenQuotes } from "../format/open-quotes.js";
-import { translator } from "../i18n.js";
-import { CB, railOfCode } from "../keyboards/callbacks.js";
-import { payTap } from "./pay-rails.js";
-import { answerQuietly, localeOf, showCard, tOf } from "./shared.js";
+import { isLocale, supportedLocale, translator } from "../i18n.js";
+import { CB, type PayRail, railOfCode } from "../keyboards/callbacks.js";
+import { payTap, sendTelegramInvoice } from "./pay-rails.js";
+import { answerQuietly, localeOf, type Speech, showCard, tOf } from "./shared.js";
 import { creditTopUp, isTopUpPayload } from "./topups.js";
 
 /**
@@ -191,9 +193,49 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
     }
   });
 
-  c.on("message:successful_payment", async (ctx) => {
+  return c;
+}
+
+/**
+ * The two updates of every purchase that need neither the chat's session nor its flows, answered
+ * before the session is read: a Pay tap on a Telegram invoice rail, and the `successful_payment`
+ * message. Both concern one order, which says the customer's language (the one of the quote), so
+ * each saves a session read and the flows' and i18n's work. A flow in progress lets both through
+ * untouched anyway. Anything out of the ordinary (an order that is not the tapper's, not payable
+ * now or on another rail; a top-up) goes on to the handlers behind the session, as before.
+ */
+export function paymentsBeforeSession(i18n: I18n<BotContext>): Composer<BotContext> {
+  const c = new FlatComposer<BotContext>();
+  const speechFor = (ctx: BotContext, order: Order | null | undefined): Speech => {
+    const locale = [order?.customer.locale, supportedLocale(ctx.from?.language_code)].find(isLocale);
+    const chosen = locale ?? ctx.deps.config.defaultLocale;
+    return { t: translator(i18n, chosen), locale: chosen };
+  };
+
+  const invoiceTap = async (
+    ctx: BotContext,
+    orderId: string,
+    rail: PayRail | "direct" | undefined,
+    next: NextFunction,
+  ) => {
+    const { orders, config } = ctx.deps;
+    if ((rail !== "stars" && rail !== "invoice") || !config.checkout.includes(rail)) return next();
+    const order = await orders.get(orderId);
+    if (!order || order.customer.userId !== ctx.from?.id || order.state !== "quoted") return next();
+    if (isQuoteExpired(order, Date.now())) return next();
+    await answerQuietly(ctx);
+    await sendTelegramInvoice(ctx, order, rail, speechFor(ctx, order));
+  };
+  c.callbackQuery(new RegExp(`^${CB.pay}${ID}$`), (ctx, next) =>
+    invoiceTap(ctx, ctx.match[1] ?? "", ctx.deps.config.checkout[0] ?? "stars", next),
+  );
+  c.callbackQuery(new RegExp(`^${CB.payRail}([a-z]):${ID}$`), (ctx, next) =>
+    invoiceTap(ctx, ctx.match[2] ?? "", railOfCode(ctx.match[1] ?? ""), next),
+  );
+
+  c.on("message:successful_payment", async (ctx, next) => {
     const paid = receiptOf(ctx.message);
-    if (!paid) return;
+    if (!paid || isTopUpPayload(paid.orderId)) return next();
     const { orderId, receipt } = paid;
     const currency = receipt.currency;
     // Usually recorded already when the update arrived (recordPayments): its answer is reused.
@@ -204,16 +246,19 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       (r.outcome === "duplicate" &&
         (r.order?.extraCharges ?? []).some((c) => c.telegramChargeId === receipt.telegramChargeId));
     if (extra) {
-      await ctx.reply(ctx.t(currency === "XTR" ? "payment-extra-refunded" : "payment-extra-flagged"), {
-        parse_mode: "HTML",
-      });
+      await ctx.reply(
+        speechFor(ctx, r.order).t(currency === "XTR" ? "payment-extra-refunded" : "payment-extra-flagged"),
+        {
+          parse_mode: "HTML",
+        },
+      );
       return;
     }
     if (r.order?.telegramChargeId !== receipt.telegramChargeId) return;
     // The answer to the payment: the order card, being delivered once `pay` went through (usually
     // within moments), or paid when it takes longer; later changes are queued.
     const shown = (await ctx.deps.orders.paymentAnswer(r.order.id, PAY_ANSWER_WAIT_MS)) ?? r.order;
-    const messageId = await showCard(ctx, shown, shown.cardMessageId);
+    const messageId = await showCard(ctx, shown, shown.cardMessageId, speechFor(ctx, shown));
     if (messageId !== undefined && messageId !== shown.cardMessageId) {
       await ctx.deps.orders.setCardMessage(shown.id, messageId);
     }

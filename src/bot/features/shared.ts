@@ -20,18 +20,29 @@ export const tOf =
   (key, vars) =>
     ctx.t(key, vars);
 
+/** The words and number formats to answer in: the update's (`speechOf`) or an order's customer's. */
+export interface Speech {
+  t: Translate;
+  locale: Locale;
+}
+
+export async function speechOf(ctx: BotContext): Promise<Speech> {
+  return { t: tOf(ctx), locale: await localeOf(ctx) };
+}
+
 /**
  * Shows an order's card in the customer's chat: edits the given message when possible, else
- * sends it. Returns the message id.
+ * sends it, in the update's language unless `speech` says another. Returns the message id.
  */
 export async function showCard(
   ctx: BotContext,
   order: Order,
   editMessageId?: number,
+  speech?: Speech,
 ): Promise<number | undefined> {
-  const locale = await localeOf(ctx);
+  const { t, locale } = speech ?? (await speechOf(ctx));
   const card = renderCard(order, {
-    t: tOf(ctx),
+    t,
     locale,
     supportContact: ctx.deps.config.supportContact,
     rails: ctx.deps.config.checkout,
