@@ -17,7 +17,7 @@ import {
   pollMsOf,
 } from "./context.js";
 import { DepositGuard } from "./deposit-guard.js";
-import { type HintSlots, onDeliveryHint, Retry, runJob } from "./handlers.js";
+import { type HintSlots, onDeliveryHint, Retry, runJob, TAKEN_OFF } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
@@ -264,6 +264,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
         return undefined;
       }
       const result = await runJob(ctx, job, { balanceEveryMs, retention });
+      if (result === TAKEN_OFF) return null;
       return result instanceof Retry ? result.at : undefined;
     },
     onOutcome: (member, outcome) => ctx.hooks.onJob?.(jobTypeOf(member), outcome),
@@ -277,6 +278,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     applyPromo: (orderId, userId, code) => applyPromo(ctx, orderId, userId, code),
     quote: (input) => quote(ctx, input),
     get: (id) => store.get(id),
+    quoted: (id) => store.latest(id, (o) => o.state === "quoted"),
     setCardMessage: (orderId, messageId) => recordCardMessage(store, orderId, messageId),
     checkPayable: (orderId, expect) => checkPayable(ctx, orderId, expect),
     markPaid: (orderId, receipt, how) => markPaid(ctx, orderId, receipt, how),

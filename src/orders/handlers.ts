@@ -1,10 +1,10 @@
 import { ResellerApiError } from "../reseller/errors.js";
 
-export { Retry } from "./job-retry.js";
+export { Retry, TAKEN_OFF } from "./job-retry.js";
 
 import { checkBalance, noteResellerError } from "./alerts.js";
 import { type EngineContext, pollMsOf, transition } from "./context.js";
-import { backoff, Retry } from "./job-retry.js";
+import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
 import { encodeJob, type Job } from "./jobs.js";
 import { alertMessage, finalMessage, isQuoteExpired, TRACKED_STATES } from "./lifecycle.js";
 import { rubToKopecks } from "./pricing.js";
@@ -27,7 +27,7 @@ export async function runJob(
   ctx: EngineContext,
   job: Job,
   opts: { balanceEveryMs: number; retention?: RetentionSettings },
-): Promise<Retry | undefined> {
+): Promise<Retry | typeof TAKEN_OFF | undefined> {
   if (job.type === "balance") {
     await checkBalance(ctx).catch((err) => ctx.log.warn({ err }, "balance check failed"));
     // While a product waits for a top-up the deposit is looked at every minute, so it comes back soon.
@@ -101,7 +101,7 @@ async function archiveSweep(
 }
 
 /** `pay` for a paid order: charged once per custom_id by the reseller, so retries are safe. */
-async function submitPay(ctx: EngineContext, order: Order): Promise<Retry | undefined> {
+async function submitPay(ctx: EngineContext, order: Order): Promise<Retry | typeof TAKEN_OFF | undefined> {
   if (order.state !== "paid") {
     ctx.payAnswers.release(order.id);
     return;
@@ -129,7 +129,8 @@ async function submitPay(ctx: EngineContext, order: Order): Promise<Retry | unde
     }
     await noteSpending(ctx, moved);
     await ctx.balanceSoon();
-    return;
+    // The `pending` write took this job off the schedule (lifecycle.ts): nothing left to finish.
+    return moved.won ? TAKEN_OFF : undefined;
   } catch (err) {
     ctx.payAnswers.release(order.id);
     if (!(err instanceof ResellerApiError)) throw err;

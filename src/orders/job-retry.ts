@@ -5,6 +5,12 @@ export class Retry {
   constructor(readonly at: number) {}
 }
 
+/**
+ * A job's answer "done, and the order write that finished me took me off the schedule already"
+ * (the write's `cancel` effect): the worker has nothing left to finish, which saves a script call.
+ */
+export const TAKEN_OFF = Symbol("taken off the schedule by the job's own write");
+
 const MAX_BACKOFF_MS = 60_000;
 
 /** Backoff for a job that keeps waiting: a quarter of the time spent so far, between `min` and 60 s. */

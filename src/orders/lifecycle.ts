@@ -165,6 +165,10 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
   if (from !== null && quoteStates.includes(from) && !quoteStates.includes(order.state)) {
     jobs.push({ cancel: encodeJob({ type: "expire", orderId }) });
   }
+  // `pay` is over once the order leaves `paid`: the write that moves it takes the job off (handlers.ts).
+  if (from === "paid" && order.state !== "paid") {
+    jobs.push({ cancel: encodeJob({ type: "submit", orderId }) });
+  }
   // Settled: a pending order's polling ends with it (a track job running now finds it gone).
   if (from === "pending" && FINAL_STATES.includes(order.state)) {
     jobs.push({ cancel: encodeJob({ type: "track", orderId }) });

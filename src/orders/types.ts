@@ -301,6 +301,11 @@ export interface OrdersApi {
    */
   quote(input: QuoteInput): Promise<Order>;
   get(orderId: string): Promise<Order | null>;
+  /**
+   * The order as this process last wrote or read it when that copy is an unpaid quote, else read
+   * now. Enough to show an invoice: the pre-checkout reads the order afresh before any payment.
+   */
+  quoted(orderId: string): Promise<Order | null>;
   setCardMessage(orderId: string, messageId: number): Promise<void>;
   /** For pre_checkout_query: still quoted, unexpired, this user's, same currency and amount. */
   checkPayable(

@@ -20,8 +20,11 @@ export interface WorkerOptions {
   jobs: JobSchedule;
   log: Logger;
   now: () => number;
-  /** Runs one job; a number is "run it again at that time (ms)". */
-  run(member: string): Promise<number | undefined>;
+  /**
+   * Runs one job; a number is "run it again at that time (ms)", null "done, and already off the
+   * schedule" (the job's own write removed it: there is nothing to finish).
+   */
+  run(member: string): Promise<number | undefined | null>;
   /** Called when a job ends: done, to be retried, or failed (retried after a pause). */
   onOutcome?(member: string, outcome: "done" | "retry" | "error"): void;
   /** How long a claimed job is reserved for one worker before another may take it (crash recovery). */
@@ -176,8 +179,8 @@ export class JobWorker extends BackgroundLoop {
       const retryAt = await this.opts.run(member);
       await stopRenewing();
       // A lost lease is the new holder's to finish or reschedule.
-      if (!lost) await jobs.finish(member, held.lease, retryAt);
-      this.opts.onOutcome?.(member, retryAt === undefined ? "done" : "retry");
+      if (!lost && retryAt !== null) await jobs.finish(member, held.lease, retryAt);
+      this.opts.onOutcome?.(member, typeof retryAt === "number" ? "retry" : "done");
     } catch (err) {
       await stopRenewing();
       this.opts.onOutcome?.(member, "error");

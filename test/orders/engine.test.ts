@@ -138,6 +138,22 @@ describe("orders engine", () => {
     expect(jobs.filter((m) => m.includes(order.id))).toEqual([]);
   });
 
+  it("takes pay's job off the schedule with the pending write: nothing is left for the worker to finish", async () => {
+    const hh = await harness({ config: { pollIntervalSeconds: 60 } });
+    const finished: string[] = [];
+    const jobs = hh.engine.store.jobs;
+    const finish = jobs.finish.bind(jobs);
+    jobs.finish = (member, lease, rescheduleAt) => {
+      finished.push(member);
+      return finish(member, lease, rescheduleAt);
+    };
+    const { order } = await quoteAndPay(hh);
+    await finalState(hh, order.id);
+    expect(await hh.redis.zscore(`${hh.prefix}jobs`, `submit:${order.id}`)).toBeNull();
+    expect(finished.filter((m) => m === `submit:${order.id}`)).toEqual([]);
+    expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
+  });
+
   it("returns the same order when a quote is repeated for one intent", async () => {
     const hh = await harness();
     const input = { orderId: newOrderId(), item: sampleItems().stars!, customer: newCustomer() };
@@ -344,6 +360,25 @@ describe("orders engine", () => {
     expect(await hh.engine.checkPayable(newOrderId(), expect0)).toMatchObject({ reason: "not_found" });
     await hh.engine.store.update(order.id, (o) => ({ next: { ...o, expiresAt: Date.now() - 1 } }));
     expect(await hh.engine.checkPayable(order.id, expect0)).toMatchObject({ reason: "expired" });
+  });
+
+  it("shows an invoice from its own copy of a quote, and the pre-checkout still refuses one cancelled elsewhere", async () => {
+    const hh = await harness();
+    const customer = newCustomer();
+    const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    // Another process cancels the quote: this one's copy still says quoted, and `quoted` answers from it.
+    const other = hh.addEngine();
+    expect((await other.cancel(order.id, customer.userId)).won).toBe(true);
+    expect((await hh.engine.quoted(order.id))?.state).toBe("quoted");
+    expect((await hh.engine.get(order.id))?.state).toBe("cancelled");
+    const check = await hh.engine.checkPayable(order.id, {
+      userId: customer.userId,
+      currency: "XTR",
+      totalAmount: order.amount!,
+    });
+    expect(check.ok).toBe(false);
+    // A copy that is no longer a quote is no answer: read afresh.
+    expect((await other.quoted(order.id))?.state).toBe("cancelled");
   });
 
   it("expires a quote nobody paid", async () => {

@@ -64,7 +64,8 @@ describe("order lifecycle", () => {
     expect(types(order("paid", { cardMessageId: 7 }), "quoted")).toEqual(["job:submit", "cancel:expire"]);
     expect(types(order("cancelled"), "draft")).toEqual(["cancel:expire"]);
     expect(types(order("quoted"), "draft")).toEqual(["job:expire"]);
-    expect(types(order("pending"), "paid")).toEqual(["job:track", "message:card"]);
+    // `pay`'s job leaves the schedule with the write that ends its step (cancel:submit).
+    expect(types(order("pending"), "paid")).toEqual(["job:track", "cancel:submit", "message:card"]);
     expect(jobsFor(order("pending"), "paid", timing)[0]).toEqual({
       member: `track:${order("paid").id}`,
       dueAt: T + 3000,
@@ -89,9 +90,10 @@ describe("order lifecycle", () => {
       "cancel:track",
       "message:card",
     ]);
-    // Settled from `paid` (no track job scheduled): nothing to take off.
+    // Settled from `paid` (no track job scheduled): only `pay`'s job to take off.
     expect(types(order("delivered", { cardMessageId: 7 }), "paid")).toEqual([
       "message:final",
+      "cancel:submit",
       "message:card",
     ]);
   });

@@ -119,14 +119,20 @@ describe("refunds in the lifecycle", () => {
     for (const o of [paidBy("cryptopay"), paidBy("invoice")]) {
       const next = enter(o, "rejected", T);
       expect(next.refund).toBe("needed");
-      expect(effects(next, "paid")).toEqual(["message:alert", "message:final", "message:alert"]);
+      // (Rejected from `paid`: `pay`'s job leaves the schedule too.)
+      expect(effects(next, "paid")).toEqual([
+        "message:alert",
+        "message:final",
+        "message:alert",
+        "cancel:submit",
+      ]);
     }
   });
 
   it("nothing is owed for direct checkout, nor refunded twice", () => {
     const direct = enter(order("paid", { currency: "NONE", rail: "direct" }), "rejected", T);
     expect(direct.refund).toBe("none");
-    expect(effects(direct, "paid")).toEqual(["message:alert", "message:final"]);
+    expect(effects(direct, "paid")).toEqual(["message:alert", "message:final", "cancel:submit"]);
     const done = enter(paidBy("yookassa", { refund: "done" }), "failed", T);
     expect(done.refund).toBe("done");
     expect(effects(done, "pending")).not.toContain("job:refund");

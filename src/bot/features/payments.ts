@@ -220,7 +220,7 @@ export function paymentsBeforeSession(i18n: I18n<BotContext>): Composer<BotConte
   ) => {
     const { orders, config } = ctx.deps;
     if ((rail !== "stars" && rail !== "invoice") || !config.checkout.includes(rail)) return next();
-    const order = await orders.get(orderId);
+    const order = await orders.quoted(orderId);
     if (!order || order.customer.userId !== ctx.from?.id || order.state !== "quoted") return next();
     if (isQuoteExpired(order, Date.now())) return next();
     await answerQuietly(ctx);

@@ -62,6 +62,10 @@ export class FakeOrders implements OrdersApi {
     return this.orders.get(orderId) ?? null;
   }
 
+  async quoted(orderId: string) {
+    return this.get(orderId);
+  }
+
   async setCardMessage(orderId: string, messageId: number) {
     this.cardMessageWrites += 1;
     const o = this.orders.get(orderId);
