@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ChatMessage, ChatUser } from "../../sandbox/telegram/index.js";
 import {
   type AppHarness,
   DELIVERED,
@@ -11,6 +12,17 @@ import {
 import { testRedisUrl } from "../helpers/redis.js";
 
 let h: AppHarness | undefined;
+
+/** In Russian: /start → Telegram Stars → types 100 → types a recipient; resolves with the order card. */
+async function russianStarsCard(customer: ChatUser): Promise<ChatMessage> {
+  await customer.sendText("/start");
+  await customer.pressButton("⭐ Telegram Stars", { timeoutMs: 10_000 });
+  await customer.waitForBotMessage(/Сколько звёзд\?/, 10_000);
+  await customer.sendText("100");
+  await customer.waitForBotMessage(/Кому\?/, 10_000);
+  await customer.sendText("@drug_pokupatelya");
+  return customer.waitForBotMessage(/Заказ #/, 10_000);
+}
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -80,13 +92,7 @@ describe("a customer buying Stars end to end", () => {
     await customer.sendText("/language");
     await customer.pressButton("🇷🇺 Русский", { timeoutMs: 10_000 });
     await customer.waitForBotMessage(/по-русски/, 10_000);
-    await customer.sendText("/start");
-    await customer.pressButton("⭐ Telegram Stars", { timeoutMs: 10_000 });
-    await customer.waitForBotMessage(/Сколько звёзд\?/, 10_000);
-    await customer.sendText("100");
-    await customer.waitForBotMessage(/Кому\?/, 10_000);
-    await customer.sendText("@drug_pokupatelya");
-    const card = await customer.waitForBotMessage(/Заказ #/, 10_000);
+    const card = await russianStarsCard(customer);
     const session = `${h.env.REDIS_PREFIX}session:${customer.id}`;
     const monitor = new Redis(testRedisUrl());
     // The card is shown before its update's end writes the session (the quote's id): wait for that.
@@ -121,13 +127,7 @@ describe("a customer buying Stars end to end", () => {
   it("speaks Russian to a Russian customer, all the way", async () => {
     h = await startAppHarness({ DEFAULT_LOCALE: "en" });
     const customer = h.telegram.user({ id: 620_000_001, username: "pokupatel_1", languageCode: "ru" });
-    await customer.sendText("/start");
-    await customer.pressButton("⭐ Telegram Stars", { timeoutMs: 10_000 });
-    await customer.waitForBotMessage(/Сколько звёзд\?/, 10_000);
-    await customer.sendText("100");
-    await customer.waitForBotMessage(/Кому\?/, 10_000);
-    await customer.sendText("@drug_pokupatelya");
-    await customer.waitForBotMessage(/Заказ #/, 10_000);
+    await russianStarsCard(customer);
     expect(customer.lastBotMessage()?.text).toContain("⭐ 100 звёзд Telegram");
     expect(customer.lastBotMessage()?.text).toContain("Кому: @drug_pokupatelya");
     await customer.pressButton(/^💳 Оплатить/, { timeoutMs: 10_000 });
