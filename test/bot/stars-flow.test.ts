@@ -35,6 +35,17 @@ describe("the Stars flow", () => {
     ]);
   });
 
+  it("sends the Pay tap's answer and the invoice together, neither waiting for the other", async () => {
+    await h.send(textUpdate(ALICE, "/start"));
+    await press("⭐ Telegram Stars");
+    await press("100 ⭐");
+    await press("🙋 To myself (@alice_buyer)");
+    const pay = h.tg.holdTogether("answerCallbackQuery", "sendInvoice");
+    await press(/^💳 Pay/);
+    expect(pay).toEqual(["together"]);
+    expect(h.tg.of("sendInvoice")).toHaveLength(1);
+  });
+
   it("takes a preset amount and 'to myself', quotes once and shows a card with Pay in Stars", async () => {
     await h.send(textUpdate(ALICE, "/start"));
     await press("⭐ Telegram Stars");

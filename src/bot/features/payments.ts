@@ -223,8 +223,8 @@ export function paymentsBeforeSession(i18n: I18n<BotContext>): Composer<BotConte
     const order = await orders.quoted(orderId);
     if (!order || order.customer.userId !== ctx.from?.id || order.state !== "quoted") return next();
     if (isQuoteExpired(order, Date.now())) return next();
-    await answerQuietly(ctx);
-    await sendTelegramInvoice(ctx, order, rail, speechFor(ctx, order));
+    // The spinner's answer and the invoice go out together.
+    await Promise.all([answerQuietly(ctx), sendTelegramInvoice(ctx, order, rail, speechFor(ctx, order))]);
   };
   c.callbackQuery(new RegExp(`^${CB.pay}${ID}$`), (ctx, next) =>
     invoiceTap(ctx, ctx.match[1] ?? "", ctx.deps.config.checkout[0] ?? "stars", next),

@@ -22,6 +22,14 @@ export class TelegramRecorder {
   readonly calls: RecordedCall[] = [];
   private nextMessageId = 100;
   private failures = new Map<string, Failure>();
+  private pair:
+    | {
+        methods: [string, string];
+        timeoutMs: number;
+        outcomes: string[];
+        held: { method: string; release(by: string): void }[];
+      }
+    | undefined;
   private server: Server | undefined;
   url = "";
 
@@ -34,8 +42,31 @@ export class TelegramRecorder {
         const raw = Buffer.concat(chunks).toString("utf8");
         const payload = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
         const body = this.answer(method, payload);
-        res.writeHead(body.ok ? 200 : (body.error_code as number), { "content-type": "application/json" });
-        res.end(JSON.stringify(body));
+        const reply = () => {
+          res.writeHead(body.ok ? 200 : (body.error_code as number), { "content-type": "application/json" });
+          res.end(JSON.stringify(body));
+        };
+        const pair = this.pair;
+        if (!pair?.methods.includes(method)) return reply();
+        // Held until a call of the pair's other method arrives (both answered then), or the
+        // timeout: shows whether the bot sends the two without waiting for either's answer.
+        const other = pair.held.find((h) => h.method !== method);
+        if (other) {
+          pair.held = pair.held.filter((h) => h !== other);
+          other.release("together");
+          return reply();
+        }
+        const held = {
+          method,
+          release: (by: string) => {
+            clearTimeout(timer);
+            pair.held = pair.held.filter((h) => h !== held);
+            pair.outcomes.push(by);
+            reply();
+          },
+        };
+        const timer = setTimeout(() => held.release("timeout"), pair.timeoutMs);
+        pair.held.push(held);
       });
     });
     await new Promise<void>((r) => this.server?.listen(0, "127.0.0.1", r));
@@ -45,6 +76,16 @@ export class TelegramRecorder {
 
   async stop(): Promise<void> {
     await new Promise<void>((r) => this.server?.close(() => r()));
+  }
+
+  /**
+   * From now on, answers a call of `a` or `b` only once a call of the other arrives (both are
+   * answered then), or after `timeoutMs`. Returns what released each pair or lone call, in order:
+   * "together" or "timeout". Code that waits for one answer before sending the other times out.
+   */
+  holdTogether(a: string, b: string, timeoutMs = 1500): string[] {
+    this.pair = { methods: [a, b], timeoutMs, outcomes: [], held: [] };
+    return this.pair.outcomes;
   }
 
   /** The next `times` calls of `method` fail with this error. */
