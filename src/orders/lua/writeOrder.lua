@@ -13,8 +13,8 @@
   ARGV[5..] n groups of 4: op, key index into KEYS, score, member; op is 'add' (ZADD),
             'addnx' (ZADD NX: a member already there keeps its score), 'rem' (ZREM), 'hdel'
             (HDEL of the field `member` of the hash at the key index) or 'cap' (a limit checked
-            before anything is written: members scored at or below `score` leave the zset, then
-            the write is refused if `member` or more remain)
+            before anything is written: the write is refused if `member` or more members are
+            scored above `score`)
 
   Returns 1 when written, 0 when the version did not match (another writer got in first),
   -1 when a 'cap' refused the write (nothing was written).
@@ -29,9 +29,10 @@ local n = tonumber(ARGV[4])
 for j = 0, n - 1 do
   local i = 5 + j * 4
   if ARGV[i] == 'cap' then
+    -- Members scored at or below `score` (quotes past their expiry) do not count; their own
+    -- writes (expired, paid, cancelled) take them out of the zset.
     local k = KEYS[tonumber(ARGV[i + 1])]
-    redis.call('ZREMRANGEBYSCORE', k, '-inf', ARGV[i + 2])
-    if redis.call('ZCARD', k) >= tonumber(ARGV[i + 3]) then return -1 end
+    if redis.call('ZCOUNT', k, '(' .. ARGV[i + 2], '+inf') >= tonumber(ARGV[i + 3]) then return -1 end
   end
 end
 redis.call('HSET', KEYS[1], 'v', tostring(tonumber(ARGV[1]) + 1), 'state', ARGV[2], 'json', ARGV[3])
