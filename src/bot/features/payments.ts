@@ -80,6 +80,13 @@ type MarkPaidResult = Awaited<ReturnType<OrdersApi["markPaid"]>>;
 /** What recordPayments learned of a payment message, for its handler (the same update object). */
 const recorded = new WeakMap<Message, MarkPaidResult>();
 
+/** The language of an answer about an order: the order's, else the user's Telegram one, else the default. */
+function speechFor(i18n: I18n<BotContext>, ctx: BotContext, order: Order | null | undefined): Speech {
+  const locale = [order?.customer.locale, supportedLocale(ctx.from?.language_code)].find(isLocale);
+  const chosen = locale ?? ctx.deps.config.defaultLocale;
+  return { t: translator(i18n, chosen), locale: chosen };
+}
+
 export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
   const c = new FlatComposer<BotContext>();
 
@@ -153,11 +160,6 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
 
   c.on("pre_checkout_query", async (ctx) => {
     const q = ctx.preCheckoutQuery;
-    const userLocale = q.from.language_code?.startsWith("en")
-      ? "en"
-      : q.from.language_code?.startsWith("ru")
-        ? "ru"
-        : undefined;
     const currency = q.currency === "XTR" ? "XTR" : q.currency === "RUB" ? "RUB" : undefined;
     let check: Awaited<ReturnType<typeof ctx.deps.orders.checkPayable>> | "timeout" | "bad_currency";
     if (!currency) check = "bad_currency";
@@ -179,8 +181,7 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       return;
     }
     const order = typeof check === "object" ? check.order : undefined;
-    const locale = order?.customer.locale ?? userLocale ?? ctx.deps.config.defaultLocale;
-    const t = translator(i18n, locale);
+    const { t } = speechFor(i18n, ctx, order);
     const reason =
       typeof check === "object" ? check.reason : check === "timeout" ? "timeout" : "wrong_amount";
     await ctx.answerPreCheckoutQuery(false, { error_message: t(`precheckout-${reason}`) });
@@ -206,12 +207,6 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
  */
 export function paymentsBeforeSession(i18n: I18n<BotContext>): Composer<BotContext> {
   const c = new FlatComposer<BotContext>();
-  const speechFor = (ctx: BotContext, order: Order | null | undefined): Speech => {
-    const locale = [order?.customer.locale, supportedLocale(ctx.from?.language_code)].find(isLocale);
-    const chosen = locale ?? ctx.deps.config.defaultLocale;
-    return { t: translator(i18n, chosen), locale: chosen };
-  };
-
   const invoiceTap = async (
     ctx: BotContext,
     orderId: string,
@@ -224,7 +219,10 @@ export function paymentsBeforeSession(i18n: I18n<BotContext>): Composer<BotConte
     if (!order || order.customer.userId !== ctx.from?.id || order.state !== "quoted") return next();
     if (isQuoteExpired(order, Date.now())) return next();
     // The spinner's answer and the invoice go out together.
-    await Promise.all([answerQuietly(ctx), sendTelegramInvoice(ctx, order, rail, speechFor(ctx, order))]);
+    await Promise.all([
+      answerQuietly(ctx),
+      sendTelegramInvoice(ctx, order, rail, speechFor(i18n, ctx, order)),
+    ]);
   };
   c.callbackQuery(new RegExp(`^${CB.pay}${ID}$`), (ctx, next) =>
     invoiceTap(ctx, ctx.match[1] ?? "", ctx.deps.config.checkout[0] ?? "stars", next),
@@ -247,7 +245,9 @@ export function paymentsBeforeSession(i18n: I18n<BotContext>): Composer<BotConte
         (r.order?.extraCharges ?? []).some((c) => c.telegramChargeId === receipt.telegramChargeId));
     if (extra) {
       await ctx.reply(
-        speechFor(ctx, r.order).t(currency === "XTR" ? "payment-extra-refunded" : "payment-extra-flagged"),
+        speechFor(i18n, ctx, r.order).t(
+          currency === "XTR" ? "payment-extra-refunded" : "payment-extra-flagged",
+        ),
         {
           parse_mode: "HTML",
         },
@@ -258,7 +258,7 @@ export function paymentsBeforeSession(i18n: I18n<BotContext>): Composer<BotConte
     // The answer to the payment: the order card, being delivered once `pay` went through (usually
     // within moments), or paid when it takes longer; later changes are queued.
     const shown = (await ctx.deps.orders.paymentAnswer(r.order.id, PAY_ANSWER_WAIT_MS)) ?? r.order;
-    const messageId = await showCard(ctx, shown, shown.cardMessageId, speechFor(ctx, shown));
+    const messageId = await showCard(ctx, shown, shown.cardMessageId, speechFor(i18n, ctx, shown));
     if (messageId !== undefined && messageId !== shown.cardMessageId) {
       await ctx.deps.orders.setCardMessage(shown.id, messageId);
     }
