@@ -37,7 +37,7 @@ export interface DispatcherOptions {
  * How often a take also offers again the messages whose lease ran out (a process died holding
  * them). Housekeeping rides on a take the loop makes anyway, so it costs no extra round trip.
  */
-const HOUSEKEEPING_EVERY_MS = 1000;
+const HOUSEKEEPING_EVERY_MS = 5000;
 
 /** Sent messages acknowledged together within this window (one ZREM for several). */
 const ACK_BATCH_MS = 100;

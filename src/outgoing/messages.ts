@@ -19,7 +19,7 @@ export type OutgoingMessage =
 
 export type OutgoingKind = OutgoingMessage["kind"];
 
-/** Lower goes first. The same table stands in lua/takeOutgoing-4.lua. */
+/** Lower goes first. The same table stands in lua/takeOutgoing-3.lua. */
 export const PRIORITY: Readonly<Record<OutgoingKind, number>> = {
   final: 0,
   topup: 0,

@@ -7,13 +7,12 @@ import { encodeMessage, type OutgoingMessage, PRIORITY, queueScore } from "./mes
  *
  *   P out:queue   zset priority * 1e13 + queued at (ms) → message (messages.ts)
  *   P out:leases  zset lease end (ms) → message taken, not yet acknowledged
- *   P out:chats   zset next free send time (ms) → chat
- *   P out:clock   the next free global send slot (ms)
+ *   P out:chats   zset next free send time (ms) → chat, and `*` → the next free global send slot
  *
  * A message is queued once: queueing it again while it waits keeps its place (ZADD NX), and
  * since the sender renders it from the current state when its turn comes, a card that changed
  * twice meanwhile is sent once, showing the latest state. Taking a message reserves its send
- * time (lua/takeOutgoing-4.lua; one call takes a batch), so waiting costs no Redis command; a taken message that is
+ * time (lua/takeOutgoing-3.lua; one call takes a batch), so waiting costs no Redis command; a taken message that is
  * not acknowledged within its lease (its process died) is offered again.
  */
 export interface OutgoingPace {
@@ -38,7 +37,6 @@ export interface OutgoingKeys {
   queue: string;
   leases: string;
   chats: string;
-  clock: string;
 }
 
 export function outgoingKeys(prefix: string): OutgoingKeys {
@@ -46,7 +44,6 @@ export function outgoingKeys(prefix: string): OutgoingKeys {
     queue: `${prefix}out:queue`,
     leases: `${prefix}out:leases`,
     chats: `${prefix}out:chats`,
-    clock: `${prefix}out:clock`,
   };
 }
 
@@ -65,7 +62,7 @@ export interface TakeResult {
   wakeMs: number;
 }
 
-const SCRIPTS = ["takeOutgoing-4", "renewLease-1"] as const;
+const SCRIPTS = ["takeOutgoing-3", "renewLease-1"] as const;
 /** Queue entries one take looks at before it gives up on finding a free chat. */
 const SCAN = 64;
 
@@ -108,11 +105,10 @@ export class OutgoingQueue {
     housekeeping: boolean;
     max: number;
   }): Promise<TakeResult> {
-    const reply = (await this.scripts["takeOutgoing-4"](
+    const reply = (await this.scripts["takeOutgoing-3"](
       this.keys.queue,
       this.keys.leases,
       this.keys.chats,
-      this.keys.clock,
       opts.leaseMs,
       Math.ceil(1000 / this.pace.globalPerSecond),
       Math.ceil(1000 / this.pace.chatPerSecond),

@@ -9,8 +9,8 @@
 
   KEYS[1]  the queue: zset score = priority * 1e13 + enqueue time (ms) → message
   KEYS[2]  leases: zset lease end (ms) → message taken and not yet acknowledged
-  KEYS[3]  chats: zset next free time (ms) → chat id
-  KEYS[4]  the global clock: the next free global slot (ms)
+  KEYS[3]  chats: zset next free time (ms) → chat id, and the member '*' scored by the next free
+           global slot (ms): read together with the chats, written together with them
 
   ARGV[1]  lease (ms): how long a taken message may go unacknowledged before it is offered again
   ARGV[2]  global interval (ms) between two sends
@@ -56,17 +56,17 @@ local function refillIn(slot)
   return math.max(0, slot - now - math.floor(horizon / 2))
 end
 
-local slot = tonumber(redis.call('GET', KEYS[4]) or '0')
+local entries = redis.call('ZRANGE', KEYS[1], 0, scan - 1)
+if #entries == 0 then return { 0, -1 } end
+-- The global slot and every scanned entry's chat and when it is free, in one ZMSCORE (Redis 6.2+).
+local chats = {}
+for i, m in ipairs(entries) do chats[i] = string.match(m, '^[^:]*:([^:]*)') end
+local frees = redis.call('ZMSCORE', KEYS[3], '*', unpack(chats))
+local slot = tonumber(frees[1] or '0') or 0
+table.remove(frees, 1)
 if slot < now then slot = now end
 local limit = now + horizon
 if slot > limit then return { 0, refillIn(slot) } end
-
-local entries = redis.call('ZRANGE', KEYS[1], 0, scan - 1)
-if #entries == 0 then return { 0, -1 } end
--- Every scanned entry's chat and when it is free, in one ZMSCORE (Redis 6.2+).
-local chats = {}
-for i, m in ipairs(entries) do chats[i] = string.match(m, '^[^:]*:([^:]*)') end
-local frees = redis.call('ZMSCORE', KEYS[3], unpack(chats))
 
 local reply = { 0, -1 }
 local taken, leases, chatNext, chatOrder = {}, {}, {}, {}
@@ -97,13 +97,12 @@ end
 if #taken > 0 then
   redis.call('ZREM', KEYS[1], unpack(taken))
   redis.call('ZADD', KEYS[2], unpack(leases))
-  local chatArgs = {}
+  local chatArgs = { slot, '*' }
   for _, chat in ipairs(chatOrder) do
     chatArgs[#chatArgs + 1] = chatNext[chat]
     chatArgs[#chatArgs + 1] = chat
   end
   redis.call('ZADD', KEYS[3], unpack(chatArgs))
-  redis.call('SET', KEYS[4], slot, 'PX', 60000)
 end
 
 reply[1] = #taken
