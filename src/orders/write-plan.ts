@@ -1,7 +1,7 @@
 import type { OutgoingQueue } from "../outgoing/queue.js";
 import type { OrderKeys } from "./keys.js";
 import { isOpenQuote, needsAttention } from "./lifecycle.js";
-import type { Effect, HeldJob } from "./store.js";
+import type { Effect, HeldJob, MessageSpec } from "./store.js";
 import type { Order } from "./types.js";
 
 /**
@@ -74,6 +74,8 @@ export function planWrite(
   const isAttention = needsAttention(next);
   if (isAttention && !wasAttention) add(orderKeys.attention, next.createdAt, next.id);
   if (!isAttention && wasAttention) rem(orderKeys.attention, next.id);
+  // Messages go last, side by side: the script sends a run of them to one queue as one ZADD.
+  const messages: MessageSpec[] = [];
   for (const effect of effects) {
     if ("cancel" in effect) {
       rem(orderKeys.jobs, effect.cancel);
@@ -89,6 +91,9 @@ export function planWrite(
       }
       continue;
     }
+    messages.push(effect);
+  }
+  for (const effect of messages) {
     if (!opts.outgoing) throw new Error("this order store has no outgoing queue");
     const spec = opts.outgoing.spec(effect.message);
     add(spec.key, spec.score, spec.member, "addnx");

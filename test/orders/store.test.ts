@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { finalMessage, send } from "../../src/orders/lifecycle.js";
 import { OrderStore } from "../../src/orders/store.js";
 import { FINAL_STATES, type Order } from "../../src/orders/types.js";
+import { OutgoingQueue } from "../../src/outgoing/queue.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 function sampleOrder(overrides: Partial<Order> = {}): Order {
@@ -140,6 +142,35 @@ describe("order store", () => {
     await other.update(order.id, (o) => ({ next: { ...o, finalNotifiedAt: undefined } }));
     expect(await redis.hexists(key, "fn")).toBe(0);
     expect((await new OrderStore(redis, store.keys.prefix).get(order.id))?.finalNotifiedAt).toBeUndefined();
+  });
+
+  it("queues an order's two messages of one write with one ZADD: a settled order's write is seven commands", async () => {
+    const prefix = uniquePrefix("store-settle");
+    const outgoing = new OutgoingQueue(redis, prefix);
+    const s = new OrderStore(redis, prefix, { outgoing });
+    const pending = sampleOrder({ state: "pending" });
+    await s.create(pending, [{ member: `track:${pending.id}`, dueAt: Date.now() + 60_000 }]);
+    const commands = async () =>
+      Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
+    const before = await commands();
+    const card = send({ kind: "card", chatId: pending.customer.chatId, orderId: pending.id });
+    const delivered = { ...pending, state: "delivered" as const };
+    expect(
+      await s.write(pending, 1, delivered, [
+        finalMessage(delivered),
+        { cancel: `track:${pending.id}` },
+        card,
+      ]),
+    ).toBe(true);
+    const after = await commands();
+    // EVALSHA, HGET, HSET, ZREM (in flight), ZADD (delivered), ZREM (the job), one ZADD NX for both
+    // messages; then INFO.
+    expect(after - before).toBe(8);
+    expect(await redis.zrange(outgoing.keys.queue, 0, -1)).toEqual([
+      `final:${pending.customer.chatId}:${pending.id}`,
+      `card:${pending.customer.chatId}:${pending.id}`,
+    ]);
+    expect(await redis.zscore(s.keys.jobs, `track:${pending.id}`)).toBeNull();
   });
 
   it("hands a claimed job to no one else until its lease runs out", async () => {

@@ -14,7 +14,8 @@
             'addnx' (ZADD NX: a member already there keeps its score), 'rem' (ZREM), 'hdel'
             (HDEL of the field `member` of the hash at the key index) or 'cap' (a limit checked
             before anything is written: the write is refused if `member` or more members are
-            scored above `score`)
+            scored above `score`); consecutive operations of one kind on one key are sent as one
+            command
 
   Returns 1 when written, 0 when the version did not match (another writer got in first),
   -1 when a 'cap' refused the write (nothing was written).
@@ -36,18 +37,31 @@ for j = 0, n - 1 do
   end
 end
 redis.call('HSET', KEYS[1], 'v', tostring(tonumber(ARGV[1]) + 1), 'state', ARGV[2], 'json', ARGV[3])
+-- Consecutive operations of one kind on one key go out as one command (ZADD and ZREM take many
+-- members): the plan puts an order's queued messages side by side for this.
+local runOp, runKey, run = nil, nil, {}
+local function flush()
+  if runOp == 'add' then
+    redis.call('ZADD', KEYS[runKey], unpack(run))
+  elseif runOp == 'addnx' then
+    redis.call('ZADD', KEYS[runKey], 'NX', unpack(run))
+  elseif runOp == 'rem' then
+    redis.call('ZREM', KEYS[runKey], unpack(run))
+  elseif runOp == 'hdel' then
+    redis.call('HDEL', KEYS[runKey], unpack(run))
+  end
+  runOp, runKey, run = nil, nil, {}
+end
 local i = 5
 for _ = 1, n do
   local op, k, score, member = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
-  if op == 'add' then
-    redis.call('ZADD', KEYS[k], score, member)
-  elseif op == 'addnx' then
-    redis.call('ZADD', KEYS[k], 'NX', score, member)
-  elseif op == 'rem' then
-    redis.call('ZREM', KEYS[k], member)
-  elseif op == 'hdel' then
-    redis.call('HDEL', KEYS[k], member)
+  if op ~= 'cap' then
+    if op ~= runOp or k ~= runKey then flush() end
+    runOp, runKey = op, k
+    if op == 'add' or op == 'addnx' then run[#run + 1] = score end
+    run[#run + 1] = member
   end
   i = i + 4
 end
+flush()
 return 1
