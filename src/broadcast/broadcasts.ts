@@ -46,6 +46,11 @@ export interface BroadcastsOptions {
   window?: number;
   /** Pause of the loop between feeds (default 1 s). */
   tickMs?: number;
+  /**
+   * Pause of the loop while no broadcast is active (default 10 s): a broadcast begun or resumed in
+   * this process wakes it at once; one begun in another process is fed there meanwhile.
+   */
+  idleTickMs?: number;
   /** The progress message is edited at most this often (default 3 s). */
   progressEveryMs?: number;
   /** A mark older than this without an outcome counts as failed (default 2 min). */
@@ -198,18 +203,20 @@ export class Broadcasts extends BackgroundLoop {
 
   protected async loop(): Promise<void> {
     const tickMs = this.opts.tickMs ?? 1000;
+    const idleTickMs = this.opts.idleTickMs ?? 10_000;
     while (this.running) {
+      let active = 1;
       try {
-        await this.tick();
+        active = await this.tick();
       } catch (err) {
         this.opts.log.error({ err }, "broadcast loop failed; trying again");
       }
-      await this.sleeper.sleep(tickMs);
+      await this.sleeper.sleep(active > 0 ? tickMs : idleTickMs);
     }
   }
 
-  /** One turn of the loop: settle, feed and report every active broadcast. */
-  async tick(): Promise<void> {
+  /** One turn of the loop: settle, feed and report every active broadcast; returns how many were active. */
+  async tick(): Promise<number> {
     const ids = await this.opts.redis.smembers(this.activeKey);
     for (const id of ids) {
       const settled = (await this.scripts["settle-5"](
@@ -241,6 +248,7 @@ export class Broadcasts extends BackgroundLoop {
       }
       await this.report(id, false);
     }
+    return ids.length;
   }
 
   /**

@@ -102,3 +102,67 @@ describe("a broadcast whose sender died mid-send", () => {
     await hanging;
   });
 });
+
+describe("the broadcast loop", () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = testRedis();
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it("looks for broadcasts rarely while there are none, and at once when one begins here", async () => {
+    const prefix = uniquePrefix("bc-idle");
+    const looks: number[] = [];
+    // Counts the loop's reads of the active set (and nothing else the loop does).
+    const counted = new Proxy(redis, {
+      get(target, prop, receiver) {
+        if (prop === "smembers") {
+          return (...args: Parameters<Redis["smembers"]>) => {
+            looks.push(Date.now());
+            return target.smembers(...args);
+          };
+        }
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    let kicked = 0;
+    const broadcasts = new Broadcasts({
+      redis: counted as unknown as RedisClient,
+      prefix,
+      api: new Api(TOKEN, { apiRoot: "http://127.0.0.1:9" }),
+      customers: new CustomerRegistry(redis as unknown as RedisClient, prefix, LOCALES),
+      log: createLogger({ level: "silent" }),
+      renderProgress: (view) => ({ text: `${view.status} ${view.sent}/${view.total}` }),
+      tickMs: 50,
+      idleTickMs: 60_000,
+      kick: () => {
+        kicked++;
+      },
+    });
+    broadcasts.start();
+    try {
+      await eventually(() => expect(looks.length).toBe(1));
+      // Nothing active: no other look for a while (it would be every 50 ms with one running).
+      await new Promise((r) => setTimeout(r, 300));
+      expect(looks).toHaveLength(1);
+      const record: BroadcastRecord = {
+        id: "idle-wake",
+        by: 1,
+        audience: { kind: "all" },
+        content: { text: TEXT, buttons: [] },
+        progress: { chatId: 1, messageId: 1, locale: "en" },
+        createdAt: Date.now(),
+      };
+      expect(await broadcasts.begin(record, [7001, 7002])).toBe(true);
+      // Woken by its own begin, then every 50 ms while it runs; its messages are queued.
+      await eventually(() => expect(looks.length).toBeGreaterThanOrEqual(3));
+      expect(kicked).toBeGreaterThan(0);
+      expect(await redis.zcard(outgoingKeys(prefix).queue)).toBe(2);
+    } finally {
+      await broadcasts.stop();
+    }
+  });
+});
