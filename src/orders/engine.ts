@@ -120,7 +120,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     let soonest = Number.POSITIVE_INFINITY;
     for (const e of effects) {
       if ("message" in e) dispatcher.kick();
-      else if ("dueAt" in e && !e.runHere) soonest = Math.min(soonest, e.dueAt);
+      else if ("cancel" in e) worker.forget(e.cancel);
+      else if (!e.runHere) soonest = Math.min(soonest, e.dueAt);
     }
     if (soonest < Number.POSITIVE_INFINITY) worker.kickFor(soonest);
   };

@@ -28,19 +28,29 @@ export class JobSchedule {
   }
 
   /**
-   * {@link claim}, also telling when the earliest job left in the schedule falls due (a claimed
-   * job's lease end counts: it comes back then if its worker died); undefined when none is left.
+   * {@link claim}, also telling the earliest `ahead` jobs left in the schedule and when each
+   * falls due (a claimed job's lease end counts: it comes back then if its worker died), earliest
+   * first; `nextDueAt` is the first of them, undefined when none is left.
    */
   async claimNext(
     now: number,
     limit: number,
     leaseMs: number,
-  ): Promise<{ jobs: { member: string; lease: number }[]; nextDueAt: number | undefined }> {
+    ahead = 1,
+  ): Promise<{
+    jobs: { member: string; lease: number }[];
+    nextDueAt: number | undefined;
+    upcoming: { member: string; dueAt: number }[];
+  }> {
     const lease = now + leaseMs;
-    const [next, ...members] = (await this.scripts["claimJobs-1"](this.key, now, limit, lease)) as string[];
+    const reply = (await this.scripts["claimJobs-1"](this.key, now, limit, lease, ahead)) as string[];
+    const n = Number(reply[0]);
+    const upcoming: { member: string; dueAt: number }[] = [];
+    for (let i = 0; i < n; i++) upcoming.push({ member: reply[1 + 2 * i]!, dueAt: Number(reply[2 + 2 * i]) });
     return {
-      jobs: members.map((member) => ({ member, lease })),
-      nextDueAt: next ? Number(next) : undefined,
+      jobs: reply.slice(1 + 2 * n).map((member) => ({ member, lease })),
+      nextDueAt: upcoming[0]?.dueAt,
+      upcoming,
     };
   }
 

@@ -45,11 +45,18 @@ export const JOB_LEASE_MS = 10_000;
 /** Pause before a job that threw runs again. */
 const ERROR_RETRY_MS = 2000;
 
+/** Jobs left in the schedule that a look reads, to sleep until the first still there. */
+const UPCOMING = 32;
+
 export class JobWorker extends BackgroundLoop {
   /** When the current idle sleep ends (0 while working). */
   private wakeAt = 0;
   /** The earliest due time of work scheduled here since the last look at the schedule. */
   private earliestKick = Number.POSITIVE_INFINITY;
+  /** The earliest jobs left in the schedule at the last look, earliest first. */
+  private upcoming: { member: string; dueAt: number }[] = [];
+  /** Of {@link upcoming}, those this process's own writes have taken off the schedule since. */
+  private readonly gone = new Set<string>();
   private readonly inFlight = new Map<string, { held: { lease: number }; done: Promise<void> }>();
 
   constructor(private readonly opts: WorkerOptions) {
@@ -60,6 +67,28 @@ export class JobWorker extends BackgroundLoop {
   kickFor(dueAt: number): void {
     this.earliestKick = Math.min(this.earliestKick, dueAt);
     if (dueAt < this.wakeAt) this.sleeper.wake();
+  }
+
+  /** Look at the schedule now. */
+  override kick(): void {
+    this.earliestKick = Number.NEGATIVE_INFINITY;
+    super.kick();
+  }
+
+  /**
+   * This process took `member` off the schedule (an order write moved on: a quote paid, a pending
+   * order settled): the worker need not wake for it. Without this, every track job that a webhook
+   * made unnecessary cost an empty look at its due time.
+   */
+  forget(member: string): void {
+    if (this.upcoming.some((u) => u.member === member)) this.gone.add(member);
+  }
+
+  /** When the next job falls due as far as this process knows: the first upcoming one still scheduled. */
+  private plannedDue(): number {
+    for (const u of this.upcoming) if (!this.gone.has(u.member)) return u.dueAt;
+    // All of them taken off: what lies beyond them (if the look saw only part) is due no earlier.
+    return this.upcoming.length >= UPCOMING ? (this.upcoming.at(-1)?.dueAt ?? 0) : Number.POSITIVE_INFINITY;
   }
 
   /** Stops claiming, lets running jobs finish within `timeoutMs`, hands unfinished ones back. */
@@ -81,12 +110,14 @@ export class JobWorker extends BackgroundLoop {
     let redisDown = false;
     while (this.running) {
       let claimed: { member: string; lease: number }[] = [];
-      let nextDueAt: number | undefined;
       this.earliestKick = Number.POSITIVE_INFINITY;
       const free = concurrency - this.inFlight.size;
       if (free > 0) {
         try {
-          ({ jobs: claimed, nextDueAt } = await jobs.claimNext(now(), free, leaseMs));
+          const look = await jobs.claimNext(now(), free, leaseMs, UPCOMING);
+          claimed = look.jobs;
+          this.upcoming = look.upcoming;
+          this.gone.clear();
           if (redisDown) log.info("job schedule reachable again");
           redisDown = false;
         } catch (err) {
@@ -102,13 +133,24 @@ export class JobWorker extends BackgroundLoop {
         }
         this.begin(member, lease);
       }
-      // Fewer jobs than asked for: nothing else is due now, so wait for the next due time.
+      // Fewer jobs than asked for: nothing else is due now, so wait for the next due time (at most
+      // idleDelayMs, to notice other processes' work). A wake for a job this process has taken off
+      // the schedule meanwhile sleeps on without a look.
       if (claimed.length < free || this.inFlight.size >= concurrency) {
-        const due = Math.min(nextDueAt ?? Number.POSITIVE_INFINITY, this.earliestKick);
-        const pause = redisDown ? 1000 : Math.min(idleDelayMs, Math.max(0, due - now()));
-        this.wakeAt = now() + pause;
-        await this.sleeper.sleep(pause);
-        this.wakeAt = 0;
+        const lookBy = now() + (redisDown ? 1000 : idleDelayMs);
+        while (this.running) {
+          // Full, the worker takes nothing before one of its jobs ends (which kicks it).
+          const full = this.inFlight.size >= concurrency;
+          const due =
+            redisDown || full
+              ? Math.min(lookBy, this.earliestKick)
+              : Math.min(this.plannedDue(), this.earliestKick, lookBy);
+          const pause = Math.max(0, due - now());
+          if (pause === 0) break;
+          this.wakeAt = now() + pause;
+          await this.sleeper.sleep(pause);
+          this.wakeAt = 0;
+        }
       }
     }
   }
@@ -179,13 +221,23 @@ export class JobWorker extends BackgroundLoop {
       const retryAt = await this.opts.run(member);
       await stopRenewing();
       // A lost lease is the new holder's to finish or reschedule.
-      if (!lost && retryAt !== null) await jobs.finish(member, held.lease, retryAt);
+      if (!lost && retryAt !== null) {
+        await jobs.finish(member, held.lease, retryAt);
+        // Its lease's end no longer stands in the schedule; a retry stands at its own time.
+        this.forget(member);
+        if (retryAt !== undefined) this.kickFor(retryAt);
+      }
       this.opts.onOutcome?.(member, typeof retryAt === "number" ? "retry" : "done");
     } catch (err) {
       await stopRenewing();
       this.opts.onOutcome?.(member, "error");
       log.error({ err, job: member }, "job failed; will retry");
-      if (!lost) await jobs.finish(member, held.lease, now() + ERROR_RETRY_MS).catch(() => {});
+      if (!lost) {
+        const retryAt = now() + ERROR_RETRY_MS;
+        await jobs.finish(member, held.lease, retryAt).catch(() => {});
+        this.forget(member);
+        this.kickFor(retryAt);
+      }
     }
   }
 }

@@ -178,3 +178,61 @@ describe("jobs written to run where they were written", () => {
     await worker.stop(1000);
   });
 });
+
+describe("an idle worker's wake", () => {
+  it("does not look at the schedule for a job its own process took off, and still runs one that stands", async () => {
+    const prefix = uniquePrefix("worker-forget");
+    let worker: JobWorker | undefined;
+    const store = new OrderStore(redis, prefix, {
+      onEffects: (effects) => {
+        for (const e of effects) if ("cancel" in e) worker?.forget(e.cancel);
+      },
+    });
+    const looks: number[] = [];
+    const claimNext = store.jobs.claimNext.bind(store.jobs);
+    store.jobs.claimNext = async (...args) => {
+      looks.push(Date.now());
+      return claimNext(...args);
+    };
+    const ran: string[] = [];
+    worker = new JobWorker({
+      jobs: store.jobs,
+      log: logger,
+      now: Date.now,
+      leaseMs: 60_000,
+      concurrency: 4,
+      idleDelayMs: 60_000,
+      async run(member) {
+        ran.push(member);
+        return undefined;
+      },
+    });
+    const t0 = Date.now();
+    const order = {
+      id: "forget-1",
+      state: "pending",
+      customer: { chatId: 1, userId: 1, locale: "en" },
+      createdAt: t0,
+    } as never;
+    // A pending order's poll, due in 300 ms, and another job due in 700 ms.
+    await store.create(order, [{ member: "track:forget-1", dueAt: t0 + 300 }]);
+    await store.jobs.schedule("balance:check", t0 + 700);
+    worker.start();
+    try {
+      await sleep(100);
+      expect(looks).toHaveLength(1);
+      // The order settles (a webhook): its write takes the poll off the schedule.
+      const delivered = { ...(order as object), state: "delivered" } as never;
+      expect(await store.write(order, 1, delivered, [{ cancel: "track:forget-1" }])).toBe(true);
+      await sleep(400);
+      // No look at 300 ms for the poll that is gone.
+      expect(looks).toHaveLength(1);
+      // The job that stands is run when it falls due.
+      await sleep(500);
+      expect(ran).toEqual(["balance:check"]);
+      expect(looks).toHaveLength(2);
+    } finally {
+      await worker.stop(1000);
+    }
+  });
+});

@@ -6,16 +6,18 @@
   ARGV[1]  now (ms)
   ARGV[2]  how many jobs at most
   ARGV[3]  the lease's end (ms), the score the claimed jobs get
+  ARGV[4]  how many of the jobs left to tell (default 1)
 
-  Returns { next due time (ms) of what is left, or '' when nothing is, then the claimed jobs },
-  so an idle worker can sleep until then instead of polling.
+  Returns { n, then n pairs (job, due time in ms) of the earliest jobs left, then the claimed
+  jobs }, so an idle worker can sleep until the first of them that is still scheduled instead
+  of polling.
 ]]
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 for _, m in ipairs(due) do
   redis.call('ZADD', KEYS[1], ARGV[3], m)
 end
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local nextDue = ''
-if first[2] then nextDue = first[2] end
-table.insert(due, 1, nextDue)
-return due
+local left = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[4] or '1') - 1, 'WITHSCORES')
+local reply = { #left / 2 }
+for _, v in ipairs(left) do reply[#reply + 1] = v end
+for _, m in ipairs(due) do reply[#reply + 1] = m end
+return reply
