@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
+import type { JobSchedule } from "../../src/orders/schedule.js";
 import { OrderStore } from "../../src/orders/store.js";
 import { JobWorker } from "../../src/orders/worker.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -23,6 +24,23 @@ function gate() {
     open = r;
   });
   return { open, opened };
+}
+
+/** A worker that looks rarely on its own (a minute) and records the jobs it runs, each waiting for `wait`. */
+function recordingWorker(jobs: JobSchedule, ran: string[], wait?: Promise<void>): JobWorker {
+  return new JobWorker({
+    jobs,
+    log: logger,
+    now: Date.now,
+    leaseMs: 60_000,
+    concurrency: 4,
+    idleDelayMs: 60_000,
+    async run(member) {
+      ran.push(member);
+      await wait;
+      return undefined;
+    },
+  });
 }
 
 /** A job schedule whose renewals are counted (and, with `slowAnswerMs`, answered late), on the real Redis. */
@@ -120,19 +138,7 @@ describe("jobs written to run where they were written", () => {
       claims.push(r.jobs.length);
       return r;
     };
-    worker = new JobWorker({
-      jobs: store.jobs,
-      log: logger,
-      now: Date.now,
-      leaseMs: 60_000,
-      concurrency: 4,
-      idleDelayMs: 60_000,
-      async run(member) {
-        ran.push(member);
-        await release.opened;
-        return undefined;
-      },
-    });
+    worker = recordingWorker(store.jobs, ran, release.opened);
     worker.start();
     const order = { id: "held-1", state: "paid" } as never;
     const t0 = Date.now();
@@ -195,18 +201,7 @@ describe("an idle worker's wake", () => {
       return claimNext(...args);
     };
     const ran: string[] = [];
-    worker = new JobWorker({
-      jobs: store.jobs,
-      log: logger,
-      now: Date.now,
-      leaseMs: 60_000,
-      concurrency: 4,
-      idleDelayMs: 60_000,
-      async run(member) {
-        ran.push(member);
-        return undefined;
-      },
-    });
+    worker = recordingWorker(store.jobs, ran);
     const t0 = Date.now();
     const order = {
       id: "forget-1",
