@@ -30,7 +30,7 @@ export class JobSchedule {
   /**
    * {@link claim}, also telling the earliest `ahead` jobs left in the schedule and when each
    * falls due (a claimed job's lease end counts: it comes back then if its worker died), earliest
-   * first; `nextDueAt` is the first of them, undefined when none is left.
+   * first.
    */
   async claimNext(
     now: number,
@@ -39,7 +39,6 @@ export class JobSchedule {
     ahead = 1,
   ): Promise<{
     jobs: { member: string; lease: number }[];
-    nextDueAt: number | undefined;
     upcoming: { member: string; dueAt: number }[];
   }> {
     const lease = now + leaseMs;
@@ -49,7 +48,6 @@ export class JobSchedule {
     for (let i = 0; i < n; i++) upcoming.push({ member: reply[1 + 2 * i]!, dueAt: Number(reply[2 + 2 * i]) });
     return {
       jobs: reply.slice(1 + 2 * n).map((member) => ({ member, lease })),
-      nextDueAt: upcoming[0]?.dueAt,
       upcoming,
     };
   }
