@@ -38,7 +38,7 @@ export async function checkBalance(ctx: EngineContext): Promise<void> {
   await noteDeposit(ctx, balance.balanceRub);
   if (balance.balanceRub < ctx.config.lowBalanceRub) {
     // The runway forecast needs the last days' spending; the alert goes out without it when unread.
-    const spending = await recentSpending(ctx.store, ctx.now()).catch((err) => {
+    const spending = await recentSpending(ctx.store.spending, ctx.now()).catch((err) => {
       ctx.log.warn({ err }, "deposit spending not read");
       return null;
     });

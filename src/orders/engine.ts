@@ -314,7 +314,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     createdBetween: (from, to) =>
       archived ? archived.createdBetween(from, to) : store.createdBetween(from, to),
     streamCreatedBetween: (from, to) => ordersCreatedBetween(store, retention?.archive, from, to),
-    recentSpending: () => recentSpending(store, now()),
+    recentSpending: () => recentSpending(store.spending, now()),
     findArchived: retention ? (prefix, max) => retention.archive.find(prefix, max) : undefined,
     start() {
       if (worker.isRunning) return;

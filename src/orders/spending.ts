@@ -1,5 +1,5 @@
+import type { RedisClient } from "../redis/connect.js";
 import type { EngineContext } from "./context.js";
-import type { OrderStore } from "./store.js";
 import type { Order } from "./types.js";
 
 /**
@@ -25,6 +25,44 @@ export interface RecentSpending {
   windowMs: number;
 }
 
+/** The per-day counters in Redis. */
+export class DailySpending {
+  /** The counter this process made sure of (it exists with its lifetime). */
+  private dayMade: string | undefined;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keyOf: (day: string) => string,
+  ) {}
+
+  /** Adds `kopecks` to the deposit spent on `day` (UTC, `YYYY-MM-DD`); the counter expires after `ttlSeconds`. */
+  async add(day: string, kopecks: number, ttlSeconds: number): Promise<void> {
+    const key = this.keyOf(day);
+    if (this.dayMade === key) {
+      await this.redis.incrby(key, kopecks);
+      return;
+    }
+    // The day's first charge in this process makes sure the counter has its lifetime (SET NX EX
+    // leaves one made by another process alone); later ones only add.
+    const rows = await this.redis.pipeline().set(key, 0, "EX", ttlSeconds, "NX").incrby(key, kopecks).exec();
+    for (const [err] of rows ?? []) if (err) throw err;
+    this.dayMade = key;
+  }
+
+  /** The deposit spent on each of `days` (UTC, `YYYY-MM-DD`), kopecks; 0 for a day without a counter. */
+  async of(days: readonly string[]): Promise<number[]> {
+    const pipe = this.redis.pipeline();
+    for (const day of days) pipe.get(this.keyOf(day));
+    const rows = (await pipe.exec()) ?? [];
+    return days.map((_, i) => {
+      const [err, value] = rows[i] ?? [null, null];
+      if (err) throw err;
+      const n = Number(value ?? 0);
+      return Number.isSafeInteger(n) && n > 0 ? n : 0;
+    });
+  }
+}
+
 /** `YYYY-MM-DD` (UTC) of a time in ms. */
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
@@ -38,19 +76,19 @@ export async function noteSpending(
   if (!moved.won || !moved.order) return;
   const kopecks = moved.order.chargedKopecks ?? moved.order.wholesaleKopecks ?? 0;
   if (!Number.isSafeInteger(kopecks) || kopecks <= 0) return;
-  await ctx.store
-    .addSpending(utcDay(ctx.now()), kopecks, COUNTER_TTL_SECONDS)
+  await ctx.store.spending
+    .add(utcDay(ctx.now()), kopecks, COUNTER_TTL_SECONDS)
     .catch((err) => ctx.log.warn({ err, orderId: moved.order?.id }, "deposit spending not counted"));
 }
 
 /** The deposit spent today and in the 6 days before (UTC), and the time that covers. */
 export async function recentSpending(
-  store: Pick<OrderStore, "spendingOf">,
+  spending: Pick<DailySpending, "of">,
   now: number,
 ): Promise<RecentSpending> {
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   const days = Array.from({ length: SPENDING_WINDOW_DAYS }, (_, i) => utcDay(today - i * DAY_MS));
-  const amounts = await store.spendingOf(days);
+  const amounts = await spending.of(days);
   return {
     spentKopecks: amounts.reduce((sum, n) => sum + n, 0),
     windowMs: (SPENDING_WINDOW_DAYS - 1) * DAY_MS + (now - today),

@@ -3,10 +3,11 @@ import type { OutgoingQueue } from "../outgoing/queue.js";
 import type { RedisClient } from "../redis/connect.js";
 import type { ReplicaWait } from "../redis/replica-wait.js";
 import { defineScripts } from "../redis/scripts.js";
-import { type OrderKeys, orderKeys } from "./keys.js";
-import { isOpenQuote, isQuoteExpired } from "./lifecycle.js";
+import { orderKeys } from "./keys.js";
+import { NOTIFIED, OrderLists, parseOrder, type Stored } from "./order-lists.js";
 import { JobSchedule } from "./schedule.js";
-import type { Order, OrderFilter, OrderState, Page } from "./types.js";
+import { DailySpending } from "./spending.js";
+import type { Order, OrderState } from "./types.js";
 import { planWrite } from "./write-plan.js";
 
 /**
@@ -18,7 +19,9 @@ import { planWrite } from "./write-plan.js";
  * recorded with it: a crash cannot separate them.
  *
  * The job schedule (schedule.ts, `store.jobs`) is a zset of due times; a claimed job's score
- * becomes its lease's end, so a dead worker's jobs come back by themselves.
+ * becomes its lease's end, so a dead worker's jobs come back by themselves. Lists of orders (a
+ * customer's, an operator filter's, a period's) are the read side this class extends
+ * (order-lists.ts).
  */
 
 /** A job (encoded, see jobs.ts) and when it is due, in ms. */
@@ -52,41 +55,22 @@ export interface JobCancel {
 /** What a write of an order brings with it, recorded in the same atomic step. */
 export type Effect = JobSpec | MessageSpec | JobCancel;
 
-interface Stored {
-  order: Order;
-  version: number;
-}
-
 const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-6"] as const;
 
-/** The order hash's field for when the final message was sent (see `markFinalNotified`). */
-const NOTIFIED = "fn";
-
-/** An order record with its `fn` field (records written before it have the time in the JSON). */
-function parseOrder(json: string, fn: string | null | undefined): Order {
-  const order = JSON.parse(json) as Order;
-  if (fn) order.finalNotifiedAt = Number(fn);
-  return order;
-}
-
-const READ_CHUNK = 500;
 /** Orders whose last seen version this process keeps, to write without reading first. */
 const RECENT_MAX = 2000;
 
-export class OrderStore {
-  /** The key layout, for tests and tools that inspect Redis; the store's methods are the interface. */
-  readonly keys: OrderKeys;
+export class OrderStore extends OrderLists {
   /** The job schedule these orders' writes add to (taking, finishing and adding jobs). */
   readonly jobs: JobSchedule;
+  /** The deposit charged per UTC day (the /balance runway). */
+  readonly spending: DailySpending;
   private readonly scripts: ReturnType<typeof defineScripts<(typeof SCRIPTS)[number]>>;
-  private readonly now: () => number;
   private readonly outgoing: OutgoingQueue | undefined;
   private readonly onEffects: ((effects: Effect[]) => void) | undefined;
   private readonly replicaWait: ReplicaWait | undefined;
   private readonly holdJobsMs: number | undefined;
   private readonly onHeld: ((jobs: HeldJob[]) => void) | undefined;
-  /** The spending counter this process made sure of (it exists with its lifetime). */
-  private spendDayMade: string | undefined;
   /** The last version of each order this process read or wrote (newest last). */
   private readonly recent = new Map<string, Stored>();
 
@@ -95,7 +79,7 @@ export class OrderStore {
    * `onEffects` is called after every write that scheduled a job or queued a message.
    */
   constructor(
-    private readonly redis: RedisClient,
+    redis: RedisClient,
     prefix: string,
     opts: {
       now?: () => number;
@@ -109,9 +93,9 @@ export class OrderStore {
       onHeld?: (jobs: HeldJob[]) => void;
     } = {},
   ) {
-    this.keys = orderKeys(prefix);
+    super(redis, orderKeys(prefix), opts.now ?? Date.now);
     this.jobs = new JobSchedule(redis, this.keys.jobs);
-    this.now = opts.now ?? Date.now;
+    this.spending = new DailySpending(redis, this.keys.spendDay);
     this.outgoing = opts.outgoing;
     this.onEffects = opts.onEffects;
     this.replicaWait = opts.replicaWait;
@@ -276,119 +260,6 @@ export class OrderStore {
     return res === -1 ? "limit" : "exists";
   }
 
-  /** The chat's unpaid quotes that have not expired, oldest first. */
-  async openQuotes(chatId: number): Promise<Order[]> {
-    const now = this.now();
-    const ids = await this.redis.zrangebyscore(this.keys.open(chatId), `(${now}`, "+inf");
-    if (ids.length === 0) return [];
-    const orders = await this.readMany(ids);
-    return orders
-      .filter((o) => isOpenQuote(o) && !isQuoteExpired(o, now))
-      .sort((a, b) => a.createdAt - b.createdAt);
-  }
-
-  /** Newest first, one MULTI (ZREVRANGE, ZCARD) and one pipelined read for the page. */
-  async page(indexKey: string, offset: number, limit: number): Promise<Page<Order>> {
-    const replies = (await this.redis
-      .multi()
-      .zrevrange(indexKey, offset, offset + limit - 1)
-      .zcard(indexKey)
-      .exec()) as [Error | null, unknown][] | null;
-    const failed = replies?.find(([err]) => err)?.[0];
-    if (!replies || failed) throw failed ?? new Error("order page read was aborted");
-    const ids = replies[0]![1] as string[];
-    const total = replies[1]![1] as number;
-    if (ids.length === 0) return { items: [], total };
-    return { items: await this.readMany(ids), total };
-  }
-
-  /** A customer's orders, newest first. */
-  pageByChat(chatId: number, offset: number, limit: number): Promise<Page<Order>> {
-    return this.page(this.keys.chat(chatId), offset, limit);
-  }
-
-  /** An operator list, newest first. */
-  pageByFilter(filter: OrderFilter, offset: number, limit: number): Promise<Page<Order>> {
-    return this.page(this.keys.filter(filter), offset, limit);
-  }
-
-  /** Orders created between `from` and `to` (ms, inclusive), read pipelined in chunks. */
-  async createdBetween(from: number, to: number): Promise<Order[]> {
-    const ids = await this.redis.zrangebyscore(this.keys.all, from, to);
-    const orders: Order[] = [];
-    for (let i = 0; i < ids.length; i += READ_CHUNK) {
-      orders.push(...(await this.readMany(ids.slice(i, i + READ_CHUNK))));
-    }
-    return orders;
-  }
-
-  /**
-   * Orders created between `from` and `to` (ms, inclusive), oldest first, `chunk` records at a
-   * time: the index is paged too, so a long period never sits in memory whole. Pages continue
-   * from the last creation time seen (not an offset), so orders leaving Redis meanwhile (the
-   * archive sweep) cannot make the next page skip one; an order deleted between its page and its
-   * read is left out.
-   */
-  async *createdBetweenChunks(from: number, to: number, chunk = READ_CHUNK): AsyncGenerator<Order[]> {
-    let min = from;
-    // Ids already given whose score is `min`: the next page starts at `min` inclusive and skips them.
-    let givenAtMin = new Set<string>();
-    for (;;) {
-      const want = chunk + givenAtMin.size;
-      const reply = await this.redis.zrangebyscore(this.keys.all, min, to, "WITHSCORES", "LIMIT", 0, want);
-      const page: [string, number][] = [];
-      for (let i = 0; i + 1 < reply.length; i += 2) {
-        const id = reply[i]!;
-        const score = Number(reply[i + 1]);
-        if (score === min && givenAtMin.has(id)) continue;
-        page.push([id, score]);
-      }
-      if (page.length > 0) {
-        const orders = await this.readMany(page.map(([id]) => id));
-        if (orders.length > 0) yield orders;
-      }
-      if (reply.length / 2 < want || page.length === 0) return;
-      const last = page[page.length - 1]![1];
-      const atLast = page.filter(([, score]) => score === last).map(([id]) => id);
-      givenAtMin = last === min ? new Set([...givenAtMin, ...atLast]) : new Set(atLast);
-      min = last;
-    }
-  }
-
-  /** Ids of orders starting with `prefix` (lower-case hex), at most `max` of them. */
-  async idsByPrefix(prefix: string, max: number): Promise<string[]> {
-    const found = new Set<string>();
-    let cursor = "0";
-    do {
-      const [next, members] = await this.redis.zscan(
-        this.keys.all,
-        cursor,
-        "MATCH",
-        `${prefix}*`,
-        "COUNT",
-        1000,
-      );
-      cursor = next;
-      // ZSCAN returns member, score pairs.
-      for (let i = 0; i < members.length; i += 2) found.add(members[i] as string);
-      if (found.size >= max) break;
-    } while (cursor !== "0");
-    return [...found].slice(0, max);
-  }
-
-  /** The records of `ids` in one pipeline; missing ones and unreadable replies are left out. */
-  private async readMany(ids: string[]): Promise<Order[]> {
-    const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hmget(this.keys.order(id), "json", NOTIFIED);
-    const rows = (await pipe.exec()) ?? [];
-    const orders: Order[] = [];
-    for (const [err, row] of rows) {
-      const [json, fn] = (row ?? []) as (string | null)[];
-      if (!err && typeof json === "string") orders.push(parseOrder(json, fn));
-    }
-    return orders;
-  }
-
   /**
    * Brings the indexes of an earlier layout up to date: orders paid or pending used to have one
    * index per state (draft and quoted too); they are now in `idx:inflight`, and unpaid quotes in
@@ -413,35 +284,6 @@ export class OrderStore {
     return first === "OK";
   }
 
-  // ---- deposit spending per day ----
-
-  /** Adds `kopecks` to the deposit spent on `day` (UTC, `YYYY-MM-DD`); the counter expires after `ttlSeconds`. */
-  async addSpending(day: string, kopecks: number, ttlSeconds: number): Promise<void> {
-    const key = this.keys.spendDay(day);
-    if (this.spendDayMade === key) {
-      await this.redis.incrby(key, kopecks);
-      return;
-    }
-    // The day's first charge in this process makes sure the counter has its lifetime (SET NX EX
-    // leaves one made by another process alone); later ones only add.
-    const rows = await this.redis.pipeline().set(key, 0, "EX", ttlSeconds, "NX").incrby(key, kopecks).exec();
-    for (const [err] of rows ?? []) if (err) throw err;
-    this.spendDayMade = key;
-  }
-
-  /** The deposit spent on each of `days` (UTC, `YYYY-MM-DD`), kopecks; 0 for a day without a counter. */
-  async spendingOf(days: readonly string[]): Promise<number[]> {
-    const pipe = this.redis.pipeline();
-    for (const day of days) pipe.get(this.keys.spendDay(day));
-    const rows = (await pipe.exec()) ?? [];
-    return days.map((_, i) => {
-      const [err, value] = rows[i] ?? [null, null];
-      if (err) throw err;
-      const n = Number(value ?? 0);
-      return Number.isSafeInteger(n) && n > 0 ? n : 0;
-    });
-  }
-
   // ---- jobs ----
 
   /**
@@ -463,26 +305,6 @@ export class OrderStore {
   }
 
   // ---- retention (see retention.ts) ----
-
-  /**
-   * Orders in `state` created before `before` (ms), oldest first from the `offset`-th, with their
-   * versions: the candidates of the archive sweep (an order changes after it is created, never
-   * before, so nothing older than the retention is missed).
-   */
-  async createdBefore(state: OrderState, before: number, offset: number, count: number): Promise<Stored[]> {
-    const index = this.keys.stateIndex(state);
-    if (!index) return [];
-    const ids = await this.redis.zrangebyscore(index, "-inf", `(${before}`, "LIMIT", offset, count);
-    if (ids.length === 0) return [];
-    const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hmget(this.keys.order(id), "v", "json", NOTIFIED);
-    const found: Stored[] = [];
-    for (const [err, row] of (await pipe.exec()) ?? []) {
-      const [v, json, fn] = (row ?? []) as (string | null)[];
-      if (!err && v && json) found.push({ order: parseOrder(json, fn), version: Number(v) });
-    }
-    return found;
-  }
 
   /**
    * Deletes an archived order, its index entries and its `jobs` (schedule members) in one atomic

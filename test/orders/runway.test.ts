@@ -58,13 +58,16 @@ describe("deposit spending per day", () => {
   it("sums today and the 6 days before, over 6 days plus today so far, and expires the counters", async () => {
     const store = new OrderStore(redis, uniquePrefix("spend"));
     const now = Date.UTC(2026, 10, 23, 6); // 06:00 UTC
-    await store.addSpending(utcDay(now), 1_000, 3600);
-    await store.addSpending(utcDay(now), 250, 3600);
-    await store.addSpending(utcDay(now - 6 * DAY), 4_000, 3600);
-    await store.addSpending(utcDay(now - 7 * DAY), 99_999, 3600); // a day too old
-    expect(await recentSpending(store, now)).toEqual({ spentKopecks: 5_250, windowMs: 6 * DAY + 6 * HOUR });
+    await store.spending.add(utcDay(now), 1_000, 3600);
+    await store.spending.add(utcDay(now), 250, 3600);
+    await store.spending.add(utcDay(now - 6 * DAY), 4_000, 3600);
+    await store.spending.add(utcDay(now - 7 * DAY), 99_999, 3600); // a day too old
+    expect(await recentSpending(store.spending, now)).toEqual({
+      spentKopecks: 5_250,
+      windowMs: 6 * DAY + 6 * HOUR,
+    });
     expect(await redis.ttl(store.keys.spendDay(utcDay(now)))).toBeGreaterThan(0);
-    expect(await recentSpending(store, now + 30 * DAY)).toEqual({
+    expect(await recentSpending(store.spending, now + 30 * DAY)).toEqual({
       spentKopecks: 0,
       windowMs: 6 * DAY + 6 * HOUR,
     });
