@@ -1,4 +1,19 @@
 import { z } from "zod";
+import {
+  ConfigError,
+  enumOf,
+  type HostPort,
+  hostPortList,
+  idList,
+  number,
+  optionalString,
+  optionalUrl,
+  requiredString,
+  url,
+} from "./config-fields.js";
+import { hashTagged } from "./redis/prefix.js";
+
+export { ConfigError, type HostPort };
 
 /** Product kinds a shop can enable through PRODUCTS. */
 export const PRODUCT_KINDS = ["stars", "premium", "gift", "steam", "neural", "game"] as const;
@@ -18,110 +33,6 @@ export const LOCALES = ["ru", "en"] as const;
 export type Locale = (typeof LOCALES)[number];
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-
-/** Empty strings in the environment mean "not set". */
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
-
-const requiredString = z.string({ error: "is required" }).trim().min(1, { error: "is required" });
-
-const url = (protocols: string[]) =>
-  z
-    .string()
-    .trim()
-    .refine(
-      (v) => {
-        try {
-          return protocols.includes(new URL(v).protocol);
-        } catch {
-          return false;
-        }
-      },
-      { error: `must be a URL (${protocols.map((p) => p.replace(":", "")).join(" or ")})` },
-    );
-
-const optionalUrl = (protocols: string[]) => optionalString.pipe(z.union([z.undefined(), url(protocols)]));
-
-const number = (def: number, opts: { min?: number; max?: number; int?: boolean } = {}) =>
-  optionalString.transform((v, ctx) => {
-    if (v === undefined) return def;
-    const n = Number(v);
-    const bad =
-      !Number.isFinite(n) ||
-      (opts.int && !Number.isInteger(n)) ||
-      (opts.min !== undefined && n < opts.min) ||
-      (opts.max !== undefined && n > opts.max);
-    if (bad) {
-      const range = [
-        opts.int ? "a whole number" : "a number",
-        opts.min !== undefined ? `≥ ${opts.min}` : "",
-        opts.max !== undefined ? `≤ ${opts.max}` : "",
-      ]
-        .filter(Boolean)
-        .join(" ");
-      ctx.addIssue({ code: "custom", message: `must be ${range}, got "${v}"` });
-      return z.NEVER;
-    }
-    return n;
-  });
-
-const idList = (label: string) =>
-  optionalString.transform((v, ctx) => {
-    if (v === undefined) return [] as number[];
-    const parts = v
-      .split(",")
-      .map((p) => p.trim())
-      .filter(Boolean);
-    const bad = parts.filter((p) => !/^-?\d{1,20}$/.test(p));
-    if (bad.length > 0) {
-      ctx.addIssue({
-        code: "custom",
-        message: `${label} must be integers, not ${bad.map((b) => `"${b}"`).join(", ")}`,
-      });
-      return z.NEVER;
-    }
-    return parts.map(Number);
-  });
-
-export interface HostPort {
-  host: string;
-  port: number;
-}
-
-/** `host:port,host:port,…` (a host may be a name, an IPv4 address or a bracketed IPv6 address). */
-const hostPortList = optionalString.transform((v, ctx) => {
-  if (v === undefined) return [] as HostPort[];
-  const parts = v.split(",").map((p) => p.trim());
-  const nodes: HostPort[] = [];
-  const bad: string[] = [];
-  for (const part of parts) {
-    const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$/.exec(part);
-    const port = m ? Number(m[2]) : 0;
-    if (!m || port < 1 || port > 65535) bad.push(part);
-    else nodes.push({ host: m[1]!.replace(/^\[|\]$/g, ""), port });
-  }
-  if (bad.length > 0) {
-    ctx.addIssue({
-      code: "custom",
-      message: `must be a comma-separated list of host:port, not ${bad.map((b) => `"${b}"`).join(", ")}`,
-    });
-    return z.NEVER;
-  }
-  return nodes;
-});
-
-const enumOf = <T extends readonly [string, ...string[]]>(values: T, def: T[number]) =>
-  optionalString.transform((v, ctx) => {
-    if (v === undefined) return def;
-    const lower = v.toLowerCase();
-    if (!(values as readonly string[]).includes(lower)) {
-      ctx.addIssue({ code: "custom", message: `must be one of ${values.join(", ")}, got "${v}"` });
-      return z.NEVER;
-    }
-    return lower as T[number];
-  });
 
 const envSchema = z
   .object({
@@ -364,28 +275,10 @@ export interface Config {
 /** Every environment variable the bot reads, in the order of DESIGN.md. */
 export const ENV_VARIABLES = Object.keys(envSchema.shape) as (keyof typeof envSchema.shape)[];
 
-export class ConfigError extends Error {
-  constructor(readonly problems: { variable: string; message: string }[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join("\n")}`);
-    this.name = "ConfigError";
-  }
-}
-
 /** Builds the typed configuration from an environment. Pure: reads only `env`. Throws ConfigError naming every bad variable. */
 export function createConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const seen = new Map<string, string[]>();
-    for (const issue of parsed.error.issues) {
-      const variable = String(issue.path[0] ?? "environment");
-      const message =
-        issue.code === "invalid_type" && env[variable] === undefined ? "is required" : issue.message;
-      const list = seen.get(variable) ?? [];
-      if (!list.includes(message)) list.push(message);
-      seen.set(variable, list);
-    }
-    throw new ConfigError([...seen].map(([variable, msgs]) => ({ variable, message: msgs.join("; ") })));
-  }
+  if (!parsed.success) throw new ConfigError(parsed.error.issues, env);
   const e = parsed.data;
   return {
     botToken: e.BOT_TOKEN,
@@ -434,17 +327,6 @@ export function createConfig(env: Record<string, string | undefined>): Config {
     redisPassword: e.REDIS_PASSWORD,
     referralPercent: e.REFERRAL_PERCENT,
   };
-}
-
-/**
- * The cluster form of a key prefix: its name in a hash tag, so every key under it lands in one
- * slot (`shopbot:` → `{shopbot}:`, `shop:a:` → `{shop:a}:`). A prefix that has a tag already is
- * kept as it is.
- */
-export function hashTagged(prefix: string): string {
-  if (/\{[^{}]+\}/.test(prefix)) return prefix;
-  const name = prefix.replace(/:+$/, "");
-  return `{${name || "shopbot"}}:`;
 }
 
 /** The values that must never reach a log line, for redaction and log scans. */
