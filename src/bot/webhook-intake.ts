@@ -2,7 +2,10 @@ import type { Update } from "grammy/types";
 import type { Logger } from "../logger.js";
 import type { RedisClient } from "../redis/connect.js";
 import { defineScripts, type ScriptCall } from "../redis/scripts.js";
-import { BackgroundLoop, settleWithin } from "../util/timers.js";
+import { BackgroundLoop, resolveWithin, settleWithin } from "../util/timers.js";
+import { INTAKE_TIMINGS, type IntakeTimings, intakeKeys, Lease } from "./intake-lease.js";
+
+export { type IntakeTimings, intakeKeys };
 
 /** What handles the updates: the bot (grammY's `Bot`), initialised. */
 export interface UpdateReceiver {
@@ -15,42 +18,9 @@ export interface UpdateReceiver {
  */
 export type IntakeOutcome = "handled" | "recorded" | "refused";
 
-/** Timings of the intake; the defaults suit Telegram, tests shorten them. */
-export interface IntakeTimings {
-  /** How long an update may take before it is recorded and answered anyway. */
-  handleBudgetMs: number;
-  /** How long recording may take before the update is refused instead. */
-  recordTimeoutMs: number;
-  /** A recorded update's lease; renewed at a third of it while the update is handled. */
-  leaseMs: number;
-  /** How often recorded updates whose lease ran out are looked for. */
-  scanMs: number;
-  /** How long stopping waits for updates in progress. */
-  stopGraceMs: number;
-}
-
-export const INTAKE_TIMINGS: IntakeTimings = {
-  handleBudgetMs: 3_000,
-  recordTimeoutMs: 2_000,
-  leaseMs: 10_000,
-  scanMs: 1_000,
-  stopGraceMs: 10_000,
-};
-
 /** How long a chat's update waits before looking again for an older one another process holds. */
 const BACKLOG_POLL_MS = 100;
 const CLAIM_BATCH = 20;
-
-/**
- * The intake's Redis layout (one hash tag, so its scripts work on a Redis Cluster):
- *
- *   P {webhook}:updates  hash update_id → the update (JSON), for updates recorded while being handled
- *   P {webhook}:chats    hash update_id → chat id of each recorded update that has one
- *   P {webhook}:leases   zset update_id → lease end (ms); the process holding the lease handles it
- */
-export function intakeKeys(prefix: string): [updates: string, chats: string, leases: string] {
-  return [`${prefix}{webhook}:updates`, `${prefix}{webhook}:chats`, `${prefix}{webhook}:leases`];
-}
 
 /** The chat whose updates must be handled in order; pre-checkout queries have none and never wait. */
 export function chatOf(update: Update): string | undefined {
@@ -66,64 +36,6 @@ const SCRIPTS = [
   "claimUpdates-3",
   "chatBacklog-3",
 ] as const;
-
-function timeout<T>(p: Promise<T>, ms: number, value: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<T>((resolve) => (timer = setTimeout(() => resolve(value), ms))),
-  ]).finally(() => clearTimeout(timer));
-}
-
-/** A recorded update this process holds the lease of, renewed until it is finished or handed back. */
-class Lease {
-  private timer: NodeJS.Timeout | undefined;
-  private lost = false;
-
-  constructor(
-    private readonly intake: WebhookIntake,
-    readonly updateId: number,
-    private end: number,
-  ) {
-    this.schedule();
-  }
-
-  private schedule(): void {
-    this.timer = setTimeout(() => void this.renew(), this.intake.timings.leaseMs / 3);
-    this.timer.unref();
-  }
-
-  private async renew(): Promise<void> {
-    const next = Date.now() + this.intake.timings.leaseMs;
-    try {
-      const moved = await this.intake.scripts.renewUpdate(this.intake.keys[2], this.updateId, this.end, next);
-      if (moved === 1) this.end = next;
-      else this.lost = true;
-    } catch (err) {
-      // Redis away for a moment: try again at the next tick; the lease may run out meanwhile.
-      this.intake.log.warn({ err, update_id: this.updateId }, "could not renew a recorded update's lease");
-    }
-    if (!this.lost && this.timer) this.schedule();
-  }
-
-  private stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  /** The update was handled: it is forgotten. */
-  async finish(): Promise<void> {
-    this.stop();
-    const [updates, chats, leases] = this.intake.keys;
-    await this.intake.scripts.finishUpdate(updates, chats, leases, this.updateId);
-  }
-
-  /** The update was not handled here: its lease ends now, so any process takes it at once. */
-  async release(): Promise<void> {
-    this.stop();
-    if (!this.lost) await this.intake.scripts.renewUpdate(this.intake.keys[2], this.updateId, this.end, 0);
-  }
-}
 
 /** A recorded update taken over from a process that died. */
 interface Taken {
@@ -218,7 +130,7 @@ export class WebhookIntake extends BackgroundLoop {
       this.inProgress.set(id, started);
       void started.catch(() => undefined).finally(() => this.inProgress.delete(id));
     }
-    const settled = await timeout(
+    const settled = await resolveWithin(
       work.then(
         () => "handled" as const,
         () => "refused" as const,
@@ -237,7 +149,7 @@ export class WebhookIntake extends BackgroundLoop {
         () => true,
         () => false,
       );
-    const recorded = await timeout(recording, this.timings.recordTimeoutMs, false);
+    const recorded = await resolveWithin(recording, this.timings.recordTimeoutMs, false);
     const inProgress = work;
     const keep = () => {
       const lease = new Lease(this, id, end);

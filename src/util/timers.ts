@@ -69,3 +69,12 @@ export abstract class BackgroundLoop {
 
   protected abstract loop(): Promise<void>;
 }
+
+/** `p`, or `value` when `p` has not settled within `ms`. */
+export function resolveWithin<T>(p: Promise<T>, ms: number, value: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<T>((resolve) => (timer = setTimeout(() => resolve(value), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
