@@ -1,38 +1,27 @@
-import { randomUUID } from "node:crypto";
 import type { I18n } from "@grammyjs/i18n";
 import { InlineKeyboard } from "grammy";
 import type { InlineKeyboardButton } from "grammy/types";
 import type { CatalogService } from "../../catalog/service.js";
 import type { Config, Locale, ProductKind } from "../../config.js";
 import type { Logger } from "../../logger.js";
-import { ProductPausedError } from "../../orders/deposit-guard.js";
 import { ruleFor } from "../../orders/price-settings.js";
 import { priceKopecks, rubToKopecks, starsForPrice } from "../../orders/pricing.js";
-import {
-  type Customer,
-  OpenQuotesLimitError,
-  type OrderItem,
-  type OrdersApi,
-  ProductUnavailableError,
-} from "../../orders/types.js";
-import { ResellerApiError, ResellerValidationError } from "../../reseller/errors.js";
+import type { Customer, OrderItem, OrdersApi } from "../../orders/types.js";
 import type { BotContext, FlowContext, FlowConversation, Translate } from "../context.js";
-import { renderCard, shortId } from "../format/card.js";
-import { escapeHtml } from "../format/html.js";
 import { formatRub, formatStars } from "../format/money.js";
-import { renderOpenQuotes } from "../format/open-quotes.js";
 import { translator } from "../i18n.js";
 import { FLOW_PREFIX } from "../keyboards/callbacks.js";
 import { mainMenu, productsOnSale } from "../keyboards/main-menu.js";
 import { isNotModified } from "../telegram-errors.js";
 import { MAX_INPUT_CHARS } from "../validate.js";
-import type { Answer, Loaded, Question, QuoteOutcome, Step } from "./steps.js";
+import { quoteAndShow } from "./quote.js";
+import type { Answer, Loaded, Question, Step } from "./steps.js";
 
 /**
  * Building blocks shared by the product flows. A flow is a list of steps; each step asks one
  * question through {@link FlowRun.ask}, which handles Back, Cancel, paging, stale buttons and
  * bad input (the rule it broke, then the same question again). After the last step the flow
- * quotes through the orders service and shows the order card.
+ * quotes through the orders service and shows the order card (quote.ts).
  *
  * Everything that differs between replays (catalog reads, quotes, ids, session writes) goes
  * through `conversation.external`; the number of waits per conversation is bounded.
@@ -65,6 +54,11 @@ export class FlowRun {
   ctx: FlowContext;
   /** Message the next question replaces (the one whose button was pressed). */
   private editId: number | undefined;
+
+  /** The message the next `show` replaces, if any (the one whose button was pressed). */
+  get replacing(): number | undefined {
+    return this.editId;
+  }
   /** A line shown above the next question (a broken rule, a refused quote…). */
   notice: string | undefined;
   private asks = 0;
@@ -294,99 +288,6 @@ export class FlowRun {
     };
   }
 
-  /**
-   * Quotes the item and shows the card. Returns "done" when the card is shown, the field the
-   * reseller's rules rejected (to ask again), or "back"/"cancel"/"abort".
-   */
-  async quote(item: OrderItem): Promise<{ type: "done" } | { type: "field"; field: string } | Answer<never>> {
-    const { conversation, deps, t } = this;
-    const customer = this.customer();
-    // One id per customer intent; retries after a transient error reuse it.
-    let orderId = await conversation.external(() => randomUUID());
-    for (let attempt = 0; attempt < 5; attempt++) {
-      // The card replaces the question whose button led here: recorded with the quote, it costs no
-      // write of its own (one is made below when a new message had to be sent instead).
-      const cardMessageId = this.editId;
-      const r = await conversation.external(async (): Promise<QuoteOutcome> => {
-        try {
-          return { ok: true, order: await deps.orders.quote({ orderId, item, customer, cardMessageId }) };
-        } catch (err) {
-          if (err instanceof OpenQuotesLimitError)
-            return { ok: false, kind: "limit", max: err.max, open: err.open };
-          if (err instanceof ProductPausedError)
-            return { ok: false, kind: "refused", reason: "quote-paused" };
-          if (err instanceof ProductUnavailableError) return { ok: false, kind: "unavailable" };
-          if (err instanceof ResellerValidationError)
-            return { ok: false, kind: "validation", issues: err.issues };
-          if (err instanceof ResellerApiError && err.transient) {
-            deps.logger.warn({ err, orderId }, "quote failed for now");
-            return { ok: false, kind: "transient" };
-          }
-          deps.logger.error({ err, orderId }, "quote refused");
-          const reason =
-            err instanceof ResellerApiError && err.kind === "bad_request"
-              ? "quote-refused-request"
-              : "quote-refused-shop";
-          return { ok: false, kind: "refused", reason };
-        }
-      });
-      if (r.ok) {
-        const card = renderCard(r.order, {
-          t,
-          locale: this.locale,
-          supportContact: deps.config.supportContact,
-          rails: deps.config.checkout,
-        });
-        const messageId = await this.show(card.text, card.keyboard);
-        await conversation.external(async (octx) => {
-          if (messageId !== r.order.cardMessageId) await deps.orders.setCardMessage(r.order.id, messageId);
-          octx.session.lastQuoteId = r.order.id;
-        });
-        return { type: "done" };
-      }
-      if (r.kind === "unavailable") {
-        await this.show(t("product-unavailable-flow"));
-        return { type: "abort" };
-      }
-      if (r.kind === "validation") {
-        const first = r.issues[0];
-        this.notice = `⚠️ ${t("quote-invalid", {
-          reasons: r.issues.map((i) => `${escapeHtml(i.field)}: ${escapeHtml(i.message)}`).join("; "),
-        })}`;
-        return { type: "field", field: first?.field ?? "" };
-      }
-      if (r.kind === "limit") {
-        // Nothing was written for this order id: after the customer cancels an older quote, the
-        // same id is quoted again.
-        const a = await this.ask<string>({
-          text: renderOpenQuotes(r.max, r.open, { t, locale: this.locale }),
-          choices: [
-            ...r.open.map((o) => ({ label: t("btn-cancel-quote", { id: shortId(o.id) }), value: o.id })),
-            { label: t("btn-retry"), value: "" },
-          ],
-        });
-        if (a.type !== "value") return a;
-        const older = a.value;
-        if (older !== "") {
-          await conversation.external(async (octx) => {
-            await deps.orders.cancel(older, customer.userId);
-            if (octx.session.lastQuoteId === older) octx.session.lastQuoteId = undefined;
-          });
-        }
-        continue;
-      }
-      const a = await this.ask({
-        text: r.kind === "transient" ? t("quote-unavailable") : t(r.reason),
-        choices: [{ label: t("btn-retry"), value: "retry" }],
-      });
-      if (a.type !== "value") return a;
-      // A refused quote is not retried under the same id; a transient failure is.
-      if (r.kind === "refused") orderId = await conversation.external(() => randomUUID());
-    }
-    await this.show(t("quote-gave-up"));
-    return { type: "abort" };
-  }
-
   /** Runs the steps with Back/Cancel navigation, then quotes. */
   async run<S>(state: S, steps: (s: S) => Step<S>[], build: (s: S) => OrderItem): Promise<void> {
     let i = 0;
@@ -394,7 +295,7 @@ export class FlowRun {
       const list = steps(state);
       if (i < 0) return this.backToMenu();
       if (i >= list.length) {
-        const r = await this.quote(build(state));
+        const r = await quoteAndShow(this, build(state));
         if (r.type === "done" || r.type === "abort") return;
         if (r.type === "cancel") return this.cancelled();
         if (r.type === "back") i = list.length - 1;
