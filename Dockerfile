@@ -37,5 +37,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 # cleanly: dist/main.js installs SIGTERM/SIGINT handlers (finish in-flight work up to 10 s, exit 0;
 # a second signal exits at once). compose.yaml adds `init: true` so a tiny init reaps zombies and
 # forwards signals; with plain `docker run`, pass `--init` for the same. The young generation is
-# capped at 8 MB per semi-space, as `npm start` does (less peak memory at the same CPU, BENCHMARKS.md).
+# capped at 8 MB per semi-space and glibc's malloc to two arenas, as `npm start` does (less peak
+# memory at the same CPU, BENCHMARKS.md).
+ENV MALLOC_ARENA_MAX=2
 CMD ["node", "--max-semi-space-size=8", "dist/main.js"]

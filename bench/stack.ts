@@ -74,16 +74,25 @@ export interface BotProcessOptions {
 }
 
 /**
- * The bot's command line as `npm start` runs it (its node flags, then dist/main.js), read from
- * package.json so the benchmarks and drills measure what is deployed.
+ * The bot's command line as `npm start` runs it, read from package.json so the benchmarks and
+ * drills measure what is deployed: the environment it sets (`VAR=value` before `node`), then
+ * node's flags and dist/main.js.
  */
-export const PRODUCTION_ARGS: string[] = (
+const START_WORDS = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
     scripts: { start: string };
   }
-).scripts.start
-  .split(/\s+/)
-  .slice(1);
+).scripts.start.split(/\s+/);
+const NODE_AT = START_WORDS.indexOf("node");
+export const PRODUCTION_ENV: Record<string, string> = Object.fromEntries(
+  START_WORDS.slice(0, NODE_AT).map((w) => [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]),
+);
+export const PRODUCTION_ARGS: string[] = START_WORDS.slice(NODE_AT + 1);
+
+/** BENCH_BOT_ENV (JSON, e.g. `{"MALLOC_ARENA_MAX":"1"}`) adds to the bot's environment, to compare settings. */
+function benchBotEnv(): Record<string, string> {
+  return process.env.BENCH_BOT_ENV ? (JSON.parse(process.env.BENCH_BOT_ENV) as Record<string, string>) : {};
+}
 
 /** Starts the bot (`npm start`'s command line unless other arguments are given) and waits until it is ready. */
 export async function startBotProcess(
@@ -93,7 +102,7 @@ export async function startBotProcess(
   opts: BotProcessOptions = {},
 ): Promise<BotProcess> {
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? "", ...env },
+    env: { PATH: process.env.PATH ?? "", ...PRODUCTION_ENV, ...env, ...benchBotEnv() },
     stdio: opts.ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];
