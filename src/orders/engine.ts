@@ -8,7 +8,7 @@ import { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
 import { TopUps } from "../wallet/topups.js";
 import { OrderArchive, withArchive } from "./archive.js";
-import { cancel, checkPayable, confirm, markPaid, quote } from "./checkout.js";
+import { cancel, checkPayable, confirm, markPaid } from "./checkout.js";
 import {
   type BroadcastDeliverer,
   type EngineConfig,
@@ -26,6 +26,7 @@ import { ordersCreatedBetween } from "./period-orders.js";
 import { PriceSettingsStore } from "./price-settings.js";
 import { applyPromo } from "./promo-checkout.js";
 import { onPaymentHint, startProviderPayment } from "./provider-checkout.js";
+import { quote } from "./quote.js";
 import type { RetentionSettings } from "./retention.js";
 import { recentSpending } from "./spending.js";
 import { type Effect, type HeldJob, OrderStore } from "./store.js";
