@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  orderRow,
-  payloadLines,
-  renderOrderCard,
-  renderOrdersList,
-  renderRefundConfirm,
-} from "../../src/bot/format/operator.js";
+import { orderRow, payloadLines, renderOrdersList } from "../../src/bot/format/operator.js";
 import { renderAlert } from "../../src/bot/format/operator-alerts.js";
+import { renderOrderCard, renderRefundConfirm } from "../../src/bot/format/operator-card.js";
 import { renderBalance, renderStats } from "../../src/bot/format/operator-stats.js";
 import { OPERATOR_CALLBACK } from "../../src/bot/menus/operator.js";
 import type { OrderStats } from "../../src/orders/stats.js";

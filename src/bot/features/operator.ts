@@ -8,14 +8,8 @@ import type { ResellerClient } from "../../reseller/types.js";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { stripHtml } from "../format/html.js";
-import {
-  clip,
-  type OperatorView,
-  renderArchivedCard,
-  renderOrderCard,
-  renderOrdersList,
-  renderRefundConfirm,
-} from "../format/operator.js";
+import { clip, type OperatorView, renderOrdersList } from "../format/operator.js";
+import { renderArchivedCard, renderOrderCard, renderRefundConfirm } from "../format/operator-card.js";
 import { type BalanceResult, renderBalance, renderStats, resellerProblem } from "../format/operator-stats.js";
 import {
   filterFromLetter,
