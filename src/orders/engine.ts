@@ -39,7 +39,7 @@ export type { EngineConfig, EngineHooks } from "./context.js";
 
 /**
  * The orders engine: the only thing that changes orders. The bot asks it for quotes and
- * payments (checkout.ts); the reseller's answers come back through tracking.ts; everything an
+ * payments (quote.ts, checkout.ts); the reseller's answers come back through tracking.ts; everything an
  * order needs next is a job (jobs.ts) scheduled with its state change (lifecycle.ts) and run
  * by a worker (worker.ts, handlers.ts); operators are told through alerts.ts.
  */
