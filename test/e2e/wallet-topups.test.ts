@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { EmulatorCore } from "../../sandbox/telegram/core.js";
 import type { ChatMessage, ChatUser } from "../../sandbox/telegram/index.js";
 import { WalletLedger } from "../../src/wallet/ledger.js";
-import type { TopUp } from "../../src/wallet/topups.js";
+import type { TopUp } from "../../src/wallet/topup.js";
 import {
   type AppHarness,
   DELIVERED,

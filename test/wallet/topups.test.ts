@@ -8,7 +8,8 @@ import type { OutgoingMessage } from "../../src/outgoing/messages.js";
 import { createYooKassaClient, type YooKassaClient } from "../../src/payments/yookassa/client.js";
 import { yookassaGateway } from "../../src/payments/yookassa/gateway.js";
 import { WalletLedger } from "../../src/wallet/ledger.js";
-import { type TopUp, TopUps } from "../../src/wallet/topups.js";
+import type { TopUp } from "../../src/wallet/topup.js";
+import { TopUps } from "../../src/wallet/topups.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const SHOP_ID = "777001";

@@ -2,7 +2,7 @@ import type { I18n } from "@grammyjs/i18n";
 import { type Composer, InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
 import type { OrdersApi } from "../../orders/types.js";
-import { isTopUpPayload, type TopUp, type TopUpCheck } from "../../wallet/topups.js";
+import { isTopUpPayload, type TopUp, type TopUpCheck } from "../../wallet/topup.js";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { formatRub } from "../format/money.js";
