@@ -12,7 +12,7 @@ import type { CustomerRegistry } from "../customers/registry.js";
 import type { Usernames } from "../customers/usernames.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
-import type { OrdersApi } from "../orders/types.js";
+import type { OrdersApi } from "../orders/api.js";
 import type { RedisClient } from "../redis/connect.js";
 import type { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient } from "../reseller/types.js";

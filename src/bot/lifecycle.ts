@@ -3,7 +3,7 @@ import type { Api, Bot, Middleware } from "grammy";
 import type { Update } from "grammy/types";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
-import type { OrdersApi } from "../orders/types.js";
+import type { OrdersApi } from "../orders/api.js";
 import { settleWithin } from "../util/timers.js";
 import { registerCommands } from "./commands.js";
 import type { BotContext } from "./context.js";

@@ -2,7 +2,7 @@ import type { I18n } from "@grammyjs/i18n";
 import type { Api } from "grammy";
 import type { Config, Locale } from "../config.js";
 import type { Logger } from "../logger.js";
-import type { OrdersApi } from "../orders/types.js";
+import type { OrdersApi } from "../orders/api.js";
 import type { RedisClient } from "../redis/connect.js";
 import type { BotContext, SessionData } from "./context.js";
 import { escapeHtml } from "./format/html.js";

@@ -1,5 +1,6 @@
 import type { CustomerRegistry } from "../customers/registry.js";
-import type { Order, OrdersApi } from "../orders/types.js";
+import type { OrdersApi } from "../orders/api.js";
+import type { Order } from "../orders/types.js";
 import type { Audience } from "./types.js";
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -2,9 +2,10 @@ import { createReadStream } from "node:fs";
 import { mkdir, open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import type { OrdersApi } from "./api.js";
 import { needsAttention } from "./lifecycle.js";
 import type { OrderStore } from "./store.js";
-import type { Order, OrderFilter, OrdersApi, Page } from "./types.js";
+import type { Order, OrderFilter, Page } from "./types.js";
 
 /**
  * The order archive: orders that left Redis (see retention.ts), as JSON Lines, one file per

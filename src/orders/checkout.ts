@@ -1,10 +1,11 @@
 import { sendAlert } from "./alerts.js";
+import type { PayCheck, PaymentReceipt } from "./api.js";
 import { type EngineContext, noteTransition, transition } from "./context.js";
 import { encodeJob } from "./jobs.js";
 import { alertMessage, at, enter, isQuoteExpired, jobsFor, PAYABLE_STATES } from "./lifecycle.js";
 import { railOf, refundRoute, refundsAutomatically } from "./rails.js";
 import type { Effect } from "./store.js";
-import type { Order, OrderState, PayCheck, PaymentReceipt } from "./types.js";
+import type { Order, OrderState } from "./types.js";
 
 /**
  * The customer's side of an order after the quote (quote.ts): the pre-checkout check, the

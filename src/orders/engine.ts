@@ -7,6 +7,7 @@ import { PromoStore } from "../promo/store.js";
 import { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
 import { TopUps } from "../wallet/topups.js";
+import type { OrdersApi } from "./api.js";
 import { OrderArchive, withArchive } from "./archive.js";
 import { cancel, checkPayable, confirm, markPaid } from "./checkout.js";
 import {
@@ -31,7 +32,7 @@ import type { RetentionSettings } from "./retention.js";
 import { recentSpending } from "./spending.js";
 import { type Effect, type HeldJob, OrderStore } from "./store.js";
 import { applyResellerOrder, recheck } from "./tracking.js";
-import type { Notifier, Order, OrdersApi, ProviderRail } from "./types.js";
+import type { Notifier, Order, ProviderRail } from "./types.js";
 import { payFromWallet } from "./wallet-checkout.js";
 import { JOB_LEASE_MS, JobWorker } from "./worker.js";
 

@@ -1,9 +1,10 @@
 import type { PaymentStatus } from "../payments/gateway.js";
+import type { PaymentReceipt, StartPaymentResult } from "./api.js";
 import { markPaid } from "./checkout.js";
 import type { EngineContext } from "./context.js";
 import { backoff, Retry } from "./job-retry.js";
 import { at, isQuoteExpired } from "./lifecycle.js";
-import type { Order, PaymentReceipt, ProviderPayment, ProviderRail, StartPaymentResult } from "./types.js";
+import type { Order, ProviderPayment, ProviderRail } from "./types.js";
 
 /**
  * Paying an order through a provider's page (YooKassa, Crypto Pay): the bot makes the payment

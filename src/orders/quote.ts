@@ -2,19 +2,14 @@ import { ResellerApiError, ResellerValidationError } from "../reseller/errors.js
 import { validateCreateOrderRequest } from "../reseller/requests.js";
 import type { CreateOrderRequest, ResellerClient } from "../reseller/types.js";
 import { noteDeposit, noteResellerError, sendAlert } from "./alerts.js";
+import { OpenQuotesLimitError, ProductUnavailableError, type QuoteInput } from "./api.js";
 import { type EngineContext, transition } from "./context.js";
 import { ProductPausedError } from "./deposit-guard.js";
 import { jobsFor } from "./lifecycle.js";
 import { itemRef, type PriceSettings, ruleFor } from "./price-settings.js";
 import { priceKopecks as pricedBy, rubToKopecks, starsForPrice } from "./pricing.js";
 import { currencyOfRail } from "./rails.js";
-import {
-  OpenQuotesLimitError,
-  type Order,
-  type PaymentCurrency,
-  ProductUnavailableError,
-  type QuoteInput,
-} from "./types.js";
+import type { Order, PaymentCurrency } from "./types.js";
 
 /**
  * The quote, the first step of the customer's side of an order (checkout.ts has the rest): the

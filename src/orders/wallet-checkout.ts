@@ -1,8 +1,9 @@
+import type { PaymentReceipt, WalletPayResult } from "./api.js";
 import { markPaid } from "./checkout.js";
 import type { EngineContext } from "./context.js";
 import { encodeJob } from "./jobs.js";
 import { isQuoteExpired } from "./lifecycle.js";
-import type { Order, PaymentReceipt, WalletPayResult } from "./types.js";
+import type { Order } from "./types.js";
 
 /**
  * Paying an order from the customer's wallet: one tap. The debit (ref `order:<id>`, so a double

@@ -12,7 +12,7 @@ import { unhandledFeature } from "../../src/bot/features/unhandled.js";
 import { createI18n, translator } from "../../src/bot/i18n.js";
 import { sessionKey } from "../../src/bot/redis-keys.js";
 import { type Config, createConfig } from "../../src/config.js";
-import type { OrdersApi } from "../../src/orders/types.js";
+import type { OrdersApi } from "../../src/orders/api.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
 import type { WalletLedger } from "../../src/wallet/ledger.js";
 import { API_KEY, type EngineHarness } from "../helpers/engine-harness.js";

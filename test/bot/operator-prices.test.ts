@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatRub } from "../../src/bot/format/money.js";
+import { ProductUnavailableError } from "../../src/orders/api.js";
 import type { OrdersEngine } from "../../src/orders/engine.js";
 import { priceKopecks } from "../../src/orders/pricing.js";
-import { type OrderItem, ProductUnavailableError } from "../../src/orders/types.js";
+import type { OrderItem } from "../../src/orders/types.js";
 import {
   type EngineHarness,
   newCustomer,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { OpenQuotesLimitError, type Order } from "../../src/orders/types.js";
+import { OpenQuotesLimitError } from "../../src/orders/api.js";
+import type { Order } from "../../src/orders/types.js";
 import {
   type EngineHarness,
   newCustomer,

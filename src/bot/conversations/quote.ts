@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { OpenQuotesLimitError, ProductUnavailableError } from "../../orders/api.js";
 import { ProductPausedError } from "../../orders/deposit-guard.js";
-import { OpenQuotesLimitError, type OrderItem, ProductUnavailableError } from "../../orders/types.js";
+import type { OrderItem } from "../../orders/types.js";
 import { ResellerApiError, ResellerValidationError } from "../../reseller/errors.js";
 import { renderCard, shortId } from "../format/card.js";
 import { escapeHtml } from "../format/html.js";

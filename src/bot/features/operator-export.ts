@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { type Composer, InlineKeyboard, InputFile } from "grammy";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
+import type { OrdersApi } from "../../orders/api.js";
 import { ExportTooLargeError, writeOrdersCsv } from "../../orders/export.js";
 import {
   EXPORT_MAX_DAYS,
@@ -17,7 +18,6 @@ import {
   parsePeriod,
   presetPeriod,
 } from "../../orders/export-period.js";
-import type { OrdersApi } from "../../orders/types.js";
 import type { BotContext, Translate } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { escapeHtml } from "../format/html.js";

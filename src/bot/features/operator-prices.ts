@@ -1,6 +1,7 @@
 import type { Composer } from "grammy";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
+import type { OrdersApi } from "../../orders/api.js";
 import {
   ITEM_REF_RE,
   MARKUP_LIMITS,
@@ -9,7 +10,6 @@ import {
   type PriceSettingsStore,
 } from "../../orders/price-settings.js";
 import { ROUNDINGS } from "../../orders/pricing.js";
-import type { OrdersApi } from "../../orders/types.js";
 import type { BotContext, PricesInput } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import {

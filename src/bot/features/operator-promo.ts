@@ -1,7 +1,7 @@
 import type { Composer } from "grammy";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
-import type { OrdersApi } from "../../orders/types.js";
+import type { OrdersApi } from "../../orders/api.js";
 import { parsePromoCommand } from "../../promo/parse.js";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";

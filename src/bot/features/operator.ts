@@ -1,8 +1,9 @@
 import type { Composer } from "grammy";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
+import type { OrdersApi } from "../../orders/api.js";
 import { orderStats } from "../../orders/stats.js";
-import type { Order, OrderFilter, OrdersApi } from "../../orders/types.js";
+import type { Order, OrderFilter } from "../../orders/types.js";
 import { ResellerApiError } from "../../reseller/errors.js";
 import type { ResellerClient } from "../../reseller/types.js";
 import type { BotContext } from "../context.js";

@@ -2,15 +2,15 @@ import { randomUUID } from "node:crypto";
 import type { I18n } from "@grammyjs/i18n";
 import { type Composer, InlineKeyboard, type NextFunction } from "grammy";
 import type { Message } from "grammy/types";
-import { ProductPausedError } from "../../orders/deposit-guard.js";
-import { isQuoteExpired } from "../../orders/lifecycle.js";
 import {
   OpenQuotesLimitError,
-  type Order,
   type OrdersApi,
   type PaymentReceipt,
   ProductUnavailableError,
-} from "../../orders/types.js";
+} from "../../orders/api.js";
+import { ProductPausedError } from "../../orders/deposit-guard.js";
+import { isQuoteExpired } from "../../orders/lifecycle.js";
+import type { Order } from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { shortId } from "../format/card.js";

@@ -1,7 +1,7 @@
 import type { I18n } from "@grammyjs/i18n";
 import { type Composer, InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
-import type { OrdersApi } from "../../orders/types.js";
+import type { OrdersApi } from "../../orders/api.js";
 import { isTopUpPayload, type TopUp, type TopUpCheck } from "../../wallet/topup.js";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";

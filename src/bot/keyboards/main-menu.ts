@@ -1,7 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import type { Config, ProductKind } from "../../config.js";
+import type { OrdersApi } from "../../orders/api.js";
 import { enabledKinds } from "../../orders/price-settings.js";
-import type { OrdersApi } from "../../orders/types.js";
 import type { Translate } from "../context.js";
 import { CB } from "./callbacks.js";
 

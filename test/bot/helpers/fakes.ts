@@ -1,12 +1,7 @@
 import type { CatalogService } from "../../../src/catalog/service.js";
+import type { OrdersApi, PaymentReceipt, QuoteInput } from "../../../src/orders/api.js";
 import { customerPriceKopecks, starsForPrice } from "../../../src/orders/pricing.js";
-import type {
-  Order,
-  OrdersApi,
-  PaymentCurrency,
-  PaymentReceipt,
-  QuoteInput,
-} from "../../../src/orders/types.js";
+import type { Order, PaymentCurrency } from "../../../src/orders/types.js";
 import type { Gift, NeuralItem } from "../../../src/reseller/types.js";
 
 /**
