@@ -2,7 +2,8 @@
  * `npm run bench`: every figure of BENCHMARKS.md, measured on this machine against the project's
  * own emulators and a private Redis (all traffic stays on 127.0.0.1). Prints tables and writes
  * bench/results.json. `--quick` runs smaller sizes (a smoke run, not figures to quote);
- * `--only rush,release,intake,versus,engine,retention` runs some phases only.
+ * `--only rush,release,intake,versus,engine,retention` runs some phases only; `--warm 200` lets 200
+ * customers walk the flow before each rush, unmeasured (in the floor too).
  *
  * The machine may be shared and noisy: only figures of the same run compare, which is why every
  * rush is printed beside the floor (a bare grammY + runner bot) measured right before it.
@@ -25,6 +26,8 @@ const arg = (name: string): string | undefined => {
 const argNumber = (name: string, def: number) => Number(arg(name) ?? def);
 const sizes = {
   rush: (arg("rush") ?? (quick ? "20,100" : "200,1000")).split(",").map(Number),
+  /** Customers who walk the flow first, unmeasured, in both the shop and the floor (`--warm 200`): a process that has run a while. */
+  warm: argNumber("warm", 0),
   release: argNumber("release", quick ? 60 : 1000),
   webhooks: argNumber("webhooks", quick ? 50 : 500),
   versus: argNumber("versus", quick ? 20 : 200),
@@ -131,11 +134,11 @@ const results: Record<string, unknown> = {};
 if (runs("rush")) {
   const rushes: { floor: FloorResult; shop: RushResult }[] = [];
   for (const n of sizes.rush) {
-    const floor = await floorRush(n);
-    const shop = await shopRush(n);
+    const floor = await floorRush(n, { warmUp: sizes.warm });
+    const shop = await shopRush(n, { warmUp: sizes.warm });
     rushes.push({ floor, shop });
     printGrid(
-      `1. Rush: ${fmt(n, 0)} customers start the Stars flow within one second (emulator limits off)`,
+      `1. Rush: ${fmt(n, 0)} customers start the Stars flow within one second (emulator limits off)${sizes.warm ? `, after ${fmt(sizes.warm, 0)} others` : ""}`,
       ["", "shop as deployed", "bare grammY (floor)", "goal"],
       rushRows(shop, floor),
     );

@@ -118,7 +118,12 @@ function cpuTimeline(pid: number | undefined, everyMs = 100) {
   };
 }
 
-export async function shopRush(customers: number): Promise<RushResult> {
+/**
+ * `warmUp` customers walk the whole flow (to their final message) first, unmeasured: the rush then
+ * meets a process that has run for a while (its code compiled and optimised), as in production
+ * between deploys, instead of a freshly started one.
+ */
+export async function shopRush(customers: number, opts: { warmUp?: number } = {}): Promise<RushResult> {
   const log = logTally();
   const stack = await startStack({
     webhooks: true,
@@ -133,6 +138,20 @@ export async function shopRush(customers: number): Promise<RushResult> {
       return stack.emulator.user({ id, username: `rush_${id}`, languageCode: "en" });
     });
     await sleep(500); // let start-up work (commands, catalog) settle before measuring
+    if (opts.warmUp) {
+      const warm = Array.from({ length: opts.warmUp }, () => {
+        const id = nextUserId();
+        return stack.emulator.user({ id, username: `warm_${id}`, languageCode: "en" });
+      });
+      const followMs = 60_000 + ((opts.warmUp * 4) / 29) * 1000;
+      await Promise.all(
+        warm.map(async (u, i) => {
+          await sleep(spread(i, opts.warmUp ?? 1));
+          await walkStarsFlow(u, { patienceMs: PATIENCE_MS, followMs }).catch(() => undefined);
+        }),
+      );
+      await sleep(1000);
+    }
     const statsBefore = await commandStats(stack.client);
     const probeBefore = await stack.bot.redisProbe();
     const rss = processRssSampler(pid);
@@ -210,30 +229,30 @@ export async function shopRush(customers: number): Promise<RushResult> {
   }
 }
 
-/** The floor: the same customers, each sending 7 messages one after another to the bare bot. */
+/**
+ * The floor: the same customers, each sending 7 messages one after another to the bare bot
+ * (`warmUp` other customers first, unmeasured, as for the shop).
+ */
 export async function floorRush(
   customers: number,
-  updatesPerCustomer = UPDATES_PER_PURCHASE,
+  opts: { warmUp?: number; updatesPerCustomer?: number } = {},
 ): Promise<FloorResult> {
+  const updatesPerCustomer = opts.updatesPerCustomer ?? UPDATES_PER_PURCHASE;
   const emulator = await startTelegramEmulator({ token: BOT_TOKEN });
   const child = spawn(process.execPath, [fileURLToPath(compileForNode("./bare-bot.ts"))], {
     env: { PATH: process.env.PATH ?? "", BOT_TOKEN, TELEGRAM_API_ROOT: emulator.apiRoot },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  try {
-    await until(() => emulator.calls("getUpdates").length > 0, 30_000, "the bare bot to poll");
-    const pid = child.pid;
-    const users = Array.from({ length: customers }, () => {
+  const newUsers = (n: number) =>
+    Array.from({ length: n }, () => {
       const id = nextUserId();
       return emulator.user({ id, username: `bare_${id}`, languageCode: "en" });
     });
-    await sleep(500);
-    const rss = processRssSampler(pid);
-    const cpuBefore = processCpuMs(pid);
-    const t0 = performance.now();
-    const times = await Promise.all(
+  /** Everyone sends their messages, their first within one second of each other; answer times per customer. */
+  const rush = (users: ReturnType<typeof newUsers>) =>
+    Promise.all(
       users.map(async (u, i) => {
-        await sleep(spread(i, customers));
+        await sleep(spread(i, users.length));
         const out: number[] = [];
         for (let n = 1; n <= updatesPerCustomer; n++) {
           const t = performance.now();
@@ -250,6 +269,19 @@ export async function floorRush(
         return out;
       }),
     );
+  try {
+    await until(() => emulator.calls("getUpdates").length > 0, 30_000, "the bare bot to poll");
+    const pid = child.pid;
+    await sleep(500);
+    if (opts.warmUp) {
+      await rush(newUsers(opts.warmUp));
+      await sleep(1000);
+    }
+    const users = newUsers(customers);
+    const rss = processRssSampler(pid);
+    const cpuBefore = processCpuMs(pid);
+    const t0 = performance.now();
+    const times = await rush(users);
     const seconds = (performance.now() - t0) / 1000;
     const cpuMs = processCpuMs(pid) - cpuBefore;
     const peakRssBytes = rss.stop();
