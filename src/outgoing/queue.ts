@@ -69,6 +69,8 @@ const SCAN = 64;
 export class OutgoingQueue {
   readonly keys: OutgoingKeys;
   readonly pace: OutgoingPace;
+  /** The pace as the slots keep it: ms between two sends overall, into a chat, into `ops`. */
+  readonly intervals: { globalMs: number; chatMs: number; opsMs: number };
   private readonly scripts: ReturnType<typeof defineScripts<(typeof SCRIPTS)[number]>>;
 
   constructor(
@@ -78,6 +80,12 @@ export class OutgoingQueue {
   ) {
     this.keys = outgoingKeys(prefix);
     this.pace = { ...DEFAULT_PACE, ...opts.pace };
+    const chatMs = Math.ceil(1000 / this.pace.chatPerSecond);
+    this.intervals = {
+      globalMs: Math.ceil(1000 / this.pace.globalPerSecond),
+      chatMs,
+      opsMs: this.pace.operatorsIntervalMs ?? chatMs,
+    };
     this.now = opts.now ?? Date.now;
     this.scripts = defineScripts(redis, "outgoing", new URL("./lua/", import.meta.url), SCRIPTS);
   }
@@ -97,26 +105,30 @@ export class OutgoingQueue {
 
   /**
    * Takes up to `max` messages that may go within `horizonMs` and reserves their slots; `leaseMs`
-   * is how long each may stay unacknowledged.
+   * is how long each may stay unacknowledged. `chatSlackMs` lengthens the gap between two slots of
+   * one chat: a sender that may start a message up to that long after its slot still keeps the
+   * chat's interval.
    */
   async take(opts: {
     leaseMs: number;
     horizonMs: number;
     housekeeping: boolean;
     max: number;
+    chatSlackMs?: number;
   }): Promise<TakeResult> {
+    const slack = opts.chatSlackMs ?? 0;
     const reply = (await this.scripts["takeOutgoing-3"](
       this.keys.queue,
       this.keys.leases,
       this.keys.chats,
       opts.leaseMs,
-      Math.ceil(1000 / this.pace.globalPerSecond),
-      Math.ceil(1000 / this.pace.chatPerSecond),
+      this.intervals.globalMs,
+      this.intervals.chatMs + slack,
       SCAN,
       opts.horizonMs,
       opts.housekeeping ? "1" : "0",
       Math.max(1, opts.max),
-      this.pace.operatorsIntervalMs ?? Math.ceil(1000 / this.pace.chatPerSecond),
+      this.intervals.opsMs + slack,
     )) as (string | number)[];
     const count = Number(reply[0]);
     const taken: TakeResult["taken"] = [];

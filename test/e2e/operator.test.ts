@@ -460,7 +460,10 @@ describe("operator alerts through the Telegram emulator", () => {
     expect(refusedAlert.text).toContain("Why: deposit too low");
     expect(refusedAlert.text).toContain("Deposit at that moment: ₽10");
 
-    // Low deposit: checked after each pay; one alert per hour while it stays low.
+    // Low deposit: checked after each pay; one alert per hour while it stays low. The deposit is
+    // topped up first: the check the refusal asked for may have recorded ₽10 by now, and a quote
+    // the deposit cannot cover is refused.
+    h.sandbox.setBalanceRub(normal);
     const cheap = await quote(h, item);
     h.sandbox.setBalanceRub(1000 + cheap.wholesaleKopecks! / 100 - 1);
     const balanceReads = () => h.sandbox.requests().filter((r) => r.path === "/api/reseller/balance").length;

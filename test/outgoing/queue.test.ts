@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
-import { OutgoingDispatcher } from "../../src/outgoing/dispatcher.js";
+import { OutgoingDispatcher, SEND_GROUP } from "../../src/outgoing/dispatcher.js";
 import { encodeMessage, type OutgoingMessage } from "../../src/outgoing/messages.js";
 import { OutgoingQueue } from "../../src/outgoing/queue.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -49,6 +49,20 @@ async function drain(queue: OutgoingQueue, count: number, deliver?: (m: string) 
   await all;
   await dispatcher.stop(1000);
   return sent;
+}
+
+/**
+ * Send times by tick of the dispatcher's grid; each must be on it (a timer fires a ms early or a
+ * few late, never mid-tick).
+ */
+function byTick(times: number[], tickMs: number): Map<number, number> {
+  const groups = new Map<number, number>();
+  for (const t of times) {
+    const tick = Math.round(t / tickMs);
+    expect(Math.abs(t - tick * tickMs)).toBeLessThan(25);
+    groups.set(tick, (groups.get(tick) ?? 0) + 1);
+  }
+  return groups;
 }
 
 describe("the outgoing queue", () => {
@@ -182,24 +196,56 @@ describe("the outgoing queue", () => {
     expect(next.taken[0]!.waitMs).toBeGreaterThanOrEqual(50);
   });
 
-  it("keeps the pace after the process stalled: messages whose times passed go one interval apart, not in a burst", async () => {
+  it("keeps the pace after the process stalled: messages whose times passed go a group at a time, not in a burst", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"), {
       pace: { globalPerSecond: 20, chatPerSecond: 1000 },
     });
-    for (let chat = 1; chat <= 12; chat++) await q.enqueue(final(chat));
+    for (let chat = 1; chat <= 20; chat++) await q.enqueue(final(chat));
     const starts: number[] = [];
     const stall = setTimeout(() => {
-      // The event loop is blocked for 400 ms once the batch is taken: several slots pass meanwhile.
-      const until = Date.now() + 400;
+      // The event loop is blocked for 700 ms once the batch is taken: several ticks pass meanwhile.
+      const until = Date.now() + 700;
       while (Date.now() < until) {}
     }, 120);
-    await drain(q, 12, async () => {
+    await drain(q, 20, async () => {
       starts.push(Date.now());
     });
     clearTimeout(stall);
-    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
-    // 20/s is 50 ms apart; timers may fire a little early or late, never all at once.
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(40);
+    // 20/s is a tick every 300 ms (six intervals of 50): the late messages go at the next ticks, a
+    // group of six at a time, each on the grid (timers fire a ms early or a few late), not all at
+    // once mid-tick.
+    const tickMs = SEND_GROUP * q.intervals.globalMs;
+    expect(tickMs).toBe(300);
+    const groups = byTick(starts, tickMs);
+    expect(Math.max(...groups.values())).toBeLessThanOrEqual(SEND_GROUP);
+    expect(groups.size).toBeGreaterThanOrEqual(4);
+  });
+
+  it("starts the sends whose slots fall within one tick together, and keeps a chat's sends a second apart", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 30, chatPerSecond: 1 },
+    });
+    // Nine chats, and a second message into three of them.
+    for (let chat = 1; chat <= 9; chat++) await q.enqueue(final(chat));
+    for (let chat = 1; chat <= 3; chat++) await q.enqueue(card(chat));
+    const starts: { member: string; at: number }[] = [];
+    await drain(q, 12, async (member) => {
+      starts.push({ member, at: Date.now() });
+    });
+    // Every start is on the grid of 204 ms ticks, so nine slots 34 ms apart go in two ticks rather
+    // than nine wake-ups, and no tick holds more than a group.
+    const tickMs = SEND_GROUP * q.intervals.globalMs;
+    const groups = byTick(
+      starts.map((s) => s.at),
+      tickMs,
+    );
+    expect(groups.size).toBeLessThanOrEqual(5);
+    expect(Math.max(...groups.values())).toBeLessThanOrEqual(SEND_GROUP);
+    for (let chat = 1; chat <= 3; chat++) {
+      const f = starts.find((s) => s.member.startsWith(`final:${chat}:`))!;
+      const c = starts.find((s) => s.member.startsWith(`card:${chat}:`))!;
+      expect(c.at - f.at).toBeGreaterThanOrEqual(1000 - 2);
+    }
   });
 
   it("costs the same few Redis commands per message whether 10 or 300 are waiting", async () => {
