@@ -48,10 +48,12 @@ const ACK_BATCH_MS = 100;
  * fall within one tick (at most this many: the slots are a global interval apart) start together.
  * The process then wakes five times a second instead of thirty, and on a mostly idle process each
  * wake-up costs more CPU than the send it makes (BENCHMARKS.md). The pace holds: five ticks span
- * more than a second (1,020 ms), so no second holds more than five groups, 30 sends, even with
- * the sends of a group reaching Telegram up to 20 ms apart. A message waits at most one tick, and
- * the queue reserves a chat's slots one tick further apart than its interval, so two sends into one
- * chat stay at least the interval apart.
+ * more than a second (1,020 ms), so no second holds the starts of more than five groups, 30 sends,
+ * even with a group starting up to {@link LATE_START_MS} late (then its sends and those of the group
+ * five ticks on can reach Telegram within one second; its buckets, unlike a strict count of the
+ * last second, take that in stride). A message waits at most one tick, and the queue reserves a
+ * chat's slots one tick further apart than its interval, so two sends into one chat stay at least
+ * the interval apart.
  */
 export const SEND_GROUP = 6;
 /** A send may still join a tick this long after its moment (the sends before it in the tick took that long to start). */
