@@ -2,7 +2,7 @@
  * `npm run bench`: every figure of BENCHMARKS.md, measured on this machine against the project's
  * own emulators and a private Redis (all traffic stays on 127.0.0.1). Prints tables and writes
  * bench/results.json. `--quick` runs smaller sizes (a smoke run, not figures to quote);
- * `--only rush,release,intake,versus,engine,retention` runs some phases only; `--warm 200` lets 200
+ * `--only rush,quote,release,intake,versus,engine,retention` runs some phases only; `--warm 200` lets 200
  * customers walk the flow before each rush, unmeasured (in the floor too).
  *
  * The machine may be shared and noisy: only figures of the same run compare, which is why every
@@ -15,7 +15,15 @@ import { engineCommandsPerOrder } from "./engine-cost.js";
 import { dur, fmt, mb, printGrid, printTable } from "./lib.js";
 import { release, WALKER_DELAY_MS } from "./release.js";
 import { retentionSoak } from "./retention.js";
-import { ANSWER_GOAL_MS, type FloorResult, floorRush, type RushResult, shopRush } from "./rush.js";
+import {
+  ANSWER_GOAL_MS,
+  type FloorResult,
+  floorRush,
+  type QuoteToFinalResult,
+  quoteToFinal,
+  type RushResult,
+  shopRush,
+} from "./rush.js";
 import { ACTIONS, type Walk } from "./walk.js";
 
 const quick = process.argv.includes("--quick");
@@ -26,6 +34,8 @@ const arg = (name: string): string | undefined => {
 const argNumber = (name: string, def: number) => Number(arg(name) ?? def);
 const sizes = {
   rush: (arg("rush") ?? (quick ? "20,100" : "200,1000")).split(",").map(Number),
+  /** Redis per order from the quote to the final message, at these numbers of customers quoting at once. */
+  quote: (arg("quote") ?? (quick ? "1,20" : "1,200,1000")).split(",").map(Number),
   /** Customers who walk the flow first, unmeasured, in both the shop and the floor (`--warm 200`): a process that has run a while. */
   warm: argNumber("warm", 0),
   release: argNumber("release", quick ? 60 : 1000),
@@ -78,7 +88,12 @@ function rushRows(r: RushResult, f: FloorResult): string[][] {
       "",
       "",
     ],
-    ["Redis commands per order (incl. inside Lua)", fmt(r.redisCommandsPerOrder, 0), "", "≤ 30"],
+    [
+      "Redis commands per order, /start → final (incl. inside Lua)",
+      fmt(r.redisCommandsPerOrder, 0),
+      "",
+      "(quote → final ≤ 30: table 1b)",
+    ],
     [
       "  sent by the bot / round trips, per order",
       `${fmt(r.clientCommandsPerOrder, 0)} / ${fmt(r.clientRoundTripsPerOrder, 0)}`,
@@ -158,6 +173,29 @@ if (runs("rush")) {
     }
   }
   results.rush = rushes;
+}
+
+if (runs("quote")) {
+  const quotes: QuoteToFinalResult[] = [];
+  for (const n of sizes.quote) quotes.push(await quoteToFinal(n));
+  const top = (q: QuoteToFinalResult) =>
+    Object.entries(q.redisByCommandPerOrder)
+      .sort((a, b) => b[1] - a[1])
+      .filter(([, k]) => k >= 0.5)
+      .map(([c, k]) => `${c} ${fmt(k, 0)}`)
+      .join(", ");
+  printGrid(
+    "1b. Redis commands per order from the quote to the final message (customers at the recipient question ask for their quotes within one second, pay, and get the final message and the card's last update)",
+    ["customers", "quoted / completed", "commands per order (incl. inside Lua)", "goal", "by command"],
+    quotes.map((q) => [
+      fmt(q.customers, 0),
+      `${fmt(q.atQuote, 0)} / ${fmt(q.completed, 0)}`,
+      fmt(q.redisCommandsPerOrder, 0),
+      "≤ 30, the same at 1 as at 1,000",
+      top(q),
+    ]),
+  );
+  results.quote = quotes;
 }
 
 if (runs("release")) {

@@ -304,3 +304,95 @@ export async function floorRush(
     await emulator.close();
   }
 }
+
+export interface QuoteToFinalResult {
+  customers: number;
+  /** Customers who reached the recipient question (the quote's step) before the measurement. */
+  atQuote: number;
+  /** Orders whose final message and "delivered" card arrived. */
+  completed: number;
+  /** Redis commands (incl. inside Lua) from the quotes asked for to the last final message and card, per completed order. */
+  redisCommandsPerOrder: number;
+  redisByCommandPerOrder: Record<string, number>;
+  seconds: number;
+}
+
+/**
+ * Redis commands per order from the quote to the final message, as issue #12 counts them: the
+ * customers first walk to the recipient question (unmeasured: /start, the menu, the amount), and
+ * once all are there they ask for their quotes within one second of each other (🙋 To myself),
+ * pay, and wait for the final message and the card's last update. The Redis server's own
+ * counts (INFO commandstats, so commands run inside Lua count too) are read before the first
+ * quote and after the last card, less nothing: the bot's background loops over that time count
+ * against the orders, as at any load.
+ */
+export async function quoteToFinal(customers: number): Promise<QuoteToFinalResult> {
+  const stack = await startStack({ webhooks: true, deliveryDelayMs: 200 });
+  try {
+    const users = Array.from({ length: customers }, () => {
+      const id = nextUserId();
+      return stack.emulator.user({ id, username: `quote_${id}`, languageCode: "en" });
+    });
+    await sleep(500);
+    let atQuote = 0;
+    let settled = 0;
+    let allSettled!: () => void;
+    const everyoneThere = new Promise<void>((r) => {
+      allSettled = r;
+    });
+    const settle = () => {
+      settled += 1;
+      if (settled === customers) allSettled();
+    };
+    let open!: () => void;
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const followMs = 60_000 + ((customers * 4) / 29) * 1000;
+    const walks = users.map(async (u, i) => {
+      await sleep(spread(i, customers));
+      let arrived = false;
+      const w = await walkStarsFlow(u, {
+        patienceMs: PATIENCE_MS,
+        followMs,
+        beforeQuote: async () => {
+          arrived = true;
+          atQuote += 1;
+          settle();
+          await gate;
+          await sleep(spread(i, customers));
+        },
+      }).catch((err): undefined => {
+        process.stderr.write(`quote customer ${u.id}: ${String(err).slice(0, 300)}\n`);
+        return undefined;
+      });
+      if (!arrived) settle();
+      return w;
+    });
+    await everyoneThere;
+    // The last flow steps' session writes land before the count starts.
+    await sleep(1000);
+    const before = await commandStats(stack.client);
+    const t0 = performance.now();
+    open();
+    const done = await Promise.all(walks);
+    // Acknowledgements of the last sends go out within 100 ms of them.
+    await sleep(500);
+    const after = await commandStats(stack.client);
+    const seconds = (performance.now() - t0) / 1000;
+    const completed = done.filter((w) => w?.finalMs !== undefined && w.cardDeliveredMs !== undefined).length;
+    const diff = diffStats(before, after);
+    diff.delete("info");
+    const perOrder = (n: number) => n / Math.max(1, completed);
+    return {
+      customers,
+      atQuote,
+      completed,
+      redisCommandsPerOrder: perOrder(sum(diff.values())),
+      redisByCommandPerOrder: Object.fromEntries([...diff].map(([c, n]) => [c, perOrder(n)])),
+      seconds,
+    };
+  } finally {
+    await stack.close();
+  }
+}

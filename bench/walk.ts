@@ -28,6 +28,8 @@ export interface WalkOptions {
   patienceMs: number;
   /** After paying: wait up to this long for the card to say "delivered" and for the final message (0: don't). */
   followMs: number;
+  /** Awaited before the quote is asked for (the "🙋 To myself" tap), once the recipient question is shown. */
+  beforeQuote?: () => Promise<void>;
 }
 
 export interface Walk {
@@ -139,6 +141,7 @@ export async function walkStarsFlow(user: ChatUser, opts: WalkOptions): Promise<
   let cardId = 0;
   for (const [i, [label, next]] of taps.entries()) {
     const messageId: number = shown!;
+    if (label === TO_MYSELF && opts.beforeQuote) await opts.beforeQuote();
     t = now();
     const screen = next(mark).then((id) => ({ id, at: now() }));
     const ack: Promise<number> = user.pressButton(label, { messageId, timeoutMs: 1000 }).then(
