@@ -31,6 +31,8 @@ export class ProductPausedError extends Error {
 
 export class DepositGuard {
   private cached: { at: number; state: DepositState } | undefined;
+  /** Kinds paused by this process so far: a deposit check that saw fewer does not become the cached state. */
+  private pauses = 0;
   private readonly depositKey: string;
   private readonly pausedKey: string;
 
@@ -74,12 +76,18 @@ export class DepositGuard {
   /** Pauses a kind; true when it was not paused before (the operators are told then, once). */
   async pause(kind: ProductKind, neededKopecks: number): Promise<boolean> {
     this.cached = undefined;
+    this.pauses += 1;
     return (await this.redis.hsetnx(this.pausedKey, kind, String(neededKopecks))) === 1;
   }
 
-  /** Records a deposit read and resumes the kinds it covers; returns them. */
+  /**
+   * Records a deposit read and resumes the kinds it covers; returns them. What it wrote and read
+   * is the state from then on (the balance job's own look at it right after, the next quotes): no
+   * read of its own for {@link CACHE_MS}, unless a kind was paused here meanwhile.
+   */
   async noteDeposit(kopecks: number): Promise<ProductKind[]> {
     this.cached = undefined;
+    const pausesBefore = this.pauses;
     const [, paused] = await Promise.all([
       this.redis.hset(this.depositKey, { kopecks: String(kopecks), at: String(this.now()) }),
       this.redis.hgetall(this.pausedKey),
@@ -90,6 +98,16 @@ export class DepositGuard {
     // HDEL answers how many it removed: a kind resumed by another process at once is not told twice.
     const told: ProductKind[] = [];
     for (const kind of resumed) if ((await this.redis.hdel(this.pausedKey, kind)) === 1) told.push(kind);
+    if (this.pauses === pausesBefore) {
+      const still = Object.entries(paused).filter(([, needed]) => Number(needed) > kopecks);
+      this.cached = {
+        at: this.now(),
+        state: {
+          depositKopecks: kopecks,
+          paused: new Map(still.map(([k, v]) => [k as ProductKind, Number(v)])),
+        },
+      };
+    }
     return told;
   }
 

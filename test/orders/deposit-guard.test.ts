@@ -1,0 +1,71 @@
+import type { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import { DepositGuard } from "../../src/orders/deposit-guard.js";
+import { testRedis, uniquePrefix } from "../helpers/redis.js";
+
+let redis: Redis | undefined;
+afterEach(async () => {
+  await redis?.quit();
+  redis = undefined;
+});
+
+/** Counts the commands this client sends to the (real, private) test Redis. */
+function countCommands(client: Redis): { sent: number } {
+  const counter = { sent: 0 };
+  type Send = (...args: unknown[]) => unknown;
+  const target = client as unknown as { sendCommand: Send };
+  const original = target.sendCommand.bind(client);
+  target.sendCommand = (...args) => {
+    counter.sent += 1;
+    return original(...args);
+  };
+  return counter;
+}
+
+describe("DepositGuard", () => {
+  it("answers the checks that follow a deposit read from what the read wrote and saw", async () => {
+    redis = testRedis();
+    const prefix = uniquePrefix("deposit");
+    await redis.hset(`${prefix}paused`, "stars", "5000", "premium", "90000");
+    const guard = new DepositGuard(redis, prefix);
+    const counter = countCommands(redis);
+
+    expect(await guard.noteDeposit(10_000)).toEqual(["stars"]);
+    const afterCheck = counter.sent;
+    expect(await guard.anyPaused()).toBe(true);
+    expect(await guard.mayQuote("stars")).toBe(true);
+    expect(await guard.mayQuote("premium")).toBe(false);
+    expect((await guard.state()).depositKopecks).toBe(10_000);
+    expect(await guard.covers(10_000)).toBe(true);
+    expect(await guard.covers(10_001)).toBe(false);
+    // None of these asked Redis again.
+    expect(counter.sent).toBe(afterCheck);
+    // And Redis holds what the answers said.
+    expect(await redis.hgetall(`${prefix}paused`)).toEqual({ premium: "90000" });
+    expect(await redis.hget(`${prefix}deposit`, "kopecks")).toBe("10000");
+  });
+
+  it("does not hide a pause made while a deposit read was under way", async () => {
+    redis = testRedis();
+    const prefix = uniquePrefix("deposit");
+    const guard = new DepositGuard(redis, prefix);
+    const check = guard.noteDeposit(1_000);
+    const paused = guard.pause("gift", 50_000);
+    await Promise.all([check, paused]);
+    expect(await guard.mayQuote("gift")).toBe(false);
+    expect(await guard.anyPaused()).toBe(true);
+  });
+
+  it("reads Redis again once its copy is older than the cache window", async () => {
+    redis = testRedis();
+    const prefix = uniquePrefix("deposit");
+    let now = 1_000_000;
+    const guard = new DepositGuard(redis, prefix, () => now);
+    await guard.noteDeposit(20_000);
+    // Another process pauses a kind after this one's read.
+    await redis.hset(`${prefix}paused`, "steam", "30000");
+    expect(await guard.mayQuote("steam")).toBe(true);
+    now += 2_000;
+    expect(await guard.mayQuote("steam")).toBe(false);
+  });
+});
