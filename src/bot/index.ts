@@ -19,6 +19,7 @@ import { Referrals } from "../referrals/referrals.js";
 import { configureApi, retries } from "./api.js";
 import { CUSTOMER_COMMANDS } from "./commands.js";
 import type { BotContext, BotDeps, CustomerRecords, FlowContext, SessionData } from "./context.js";
+import { compactFlowState } from "./conversations/flow-state.js";
 import { createGameFlow, GAME_FLOW } from "./conversations/game.js";
 import { createGiftFlow, GIFT_FLOW } from "./conversations/gift.js";
 import { FLOWS_VERSION, type FlowDeps } from "./conversations/kit.js";
@@ -189,7 +190,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
         adapter: {
           read: (ctx) => ctx.session.__flows as VersionedState<ConversationData> | undefined,
           write: (ctx, state) => {
-            ctx.session.__flows = state;
+            ctx.session.__flows = compactFlowState(state);
           },
           delete: (ctx) => {
             ctx.session.__flows = undefined;

@@ -1,0 +1,42 @@
+import type { ConversationData, ConversationState, VersionedState } from "@grammyjs/conversations";
+
+/**
+ * The flows' state as it is stored in the chat's session. A flow's replay log keeps every update
+ * the flow waited for, and the log is read, replayed and written back at each step. A button's
+ * update carries the whole message the button was on (its text, entities and keyboard): most of
+ * the log's size, of which the flows use only which message it was (kit.ts: its `message_id`, for
+ * the next question to replace it, and its chat). The log keeps those and the message's date; the
+ * rest is left out when the state is written. Typed answers are kept whole.
+ */
+export function compactFlowState(stored: VersionedState<ConversationData>): VersionedState<ConversationData> {
+  let changed = false;
+  const state: ConversationData = {};
+  for (const [id, runs] of Object.entries(stored.state)) {
+    const compacted = runs.map(compactRun);
+    if (compacted.some((run, i) => run !== runs[i])) changed = true;
+    state[id] = compacted;
+  }
+  return changed ? { ...stored, state } : stored;
+}
+
+function compactRun(run: ConversationState): ConversationState {
+  let changed = false;
+  const receive = run.replay.receive.map((op) => {
+    const returnValue = compactUpdate(op.returnValue);
+    if (returnValue === op.returnValue) return op;
+    changed = true;
+    return { ...op, returnValue };
+  });
+  return changed ? { ...run, replay: { ...run.replay, receive } } : run;
+}
+
+/** A button's update with its message cut down to what identifies it; anything else as it is. */
+function compactUpdate(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || !("update_id" in value)) return value;
+  const query = (value as { callback_query?: { message?: Record<string, unknown> } }).callback_query;
+  const message = query?.message;
+  if (!query || !message) return value;
+  const { message_id, date, chat } = message;
+  if (Object.keys(message).length <= 3) return value;
+  return { ...value, callback_query: { ...query, message: { message_id, date, chat } } };
+}
