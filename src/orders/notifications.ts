@@ -28,7 +28,12 @@ export async function deliverMessage(
     return tellReferrer(ctx, message.chatId, message.orderId);
   }
   if (message.kind === "bcast") return ctx.broadcasts?.deliver(message.chatId, message.broadcastId, signal);
-  const order = await ctx.store.get(message.orderId);
+  // What a delivered order's card shows does not change any more: the copy this process read for
+  // the final message, or wrote when the order was delivered, renders it without another read.
+  const order =
+    message.kind === "card"
+      ? await ctx.store.latest(message.orderId, (o) => o.state === "delivered")
+      : await ctx.store.get(message.orderId);
   // The lease was lost meanwhile: the process that holds the message now sends it.
   if (!order || signal?.aborted) return;
   switch (message.kind) {

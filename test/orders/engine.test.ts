@@ -283,6 +283,52 @@ describe("orders engine", () => {
     expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
   });
 
+  it("updates a delivered order's card from the copy the final message read, without reading it again", async () => {
+    const hh = await harness();
+    const customer = newCustomer();
+    const order = await hh.engine.quote({
+      orderId: newOrderId(),
+      item: sampleItems().stars!,
+      customer,
+      cardMessageId: 4310,
+    });
+    // What happened, in order: the order's record read from Redis, the final message, the card.
+    const seen: string[] = [];
+    type Send = (command: { name: string; args: unknown[] }, ...rest: unknown[]) => unknown;
+    const client = hh.redis as unknown as { sendCommand: Send };
+    const send = client.sendCommand.bind(hh.redis);
+    client.sendCommand = (command, ...rest) => {
+      if (command.name === "hmget" && String(command.args[0]).endsWith(`order:${order.id}`))
+        seen.push("read");
+      return send(command, ...rest);
+    };
+    const notifier = hh.notifier;
+    const { sendFinal, updateCard } = notifier;
+    notifier.sendFinal = async (o) => {
+      if (o.id === order.id) seen.push("final");
+      return sendFinal.call(notifier, o);
+    };
+    notifier.updateCard = async (o) => {
+      if (o.id === order.id) seen.push(`card ${o.state}`);
+      return updateCard.call(notifier, o);
+    };
+    const receipt = {
+      userId: customer.userId,
+      currency: "XTR" as const,
+      totalAmount: order.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    };
+    expect((await hh.engine.markPaid(order.id, receipt)).outcome).toBe("paid");
+    // Waited for without reading the order (as `finalState` would).
+    await eventually(async () => seen.includes("card delivered"), 10_000, "the delivered card");
+    const final = seen.indexOf("final");
+    expect(final).toBeGreaterThan(0);
+    // The final message read the order afresh (it must not go out twice); the card after it did not.
+    expect(seen[final - 1]).toBe("read");
+    expect(seen.slice(final + 1)).toEqual(["card delivered"]);
+    expect(notifier.cards.at(-1)).toMatchObject({ id: order.id, state: "delivered", cardMessageId: 4310 });
+  });
+
   it("queues the card update of pay's step when nothing in the chat answers the payment", async () => {
     const hh = await harness();
     hh.sandbox.pauseDelivery(true);
