@@ -16,3 +16,23 @@ export function uniquePrefix(name = "t"): string {
 export function testRedis(): Redis {
   return new Redis(testRedisUrl(), { maxRetriesPerRequest: 3 });
 }
+
+/** A command as ioredis hands it to the connection: its name (lower case) and arguments. */
+export interface SentCommand {
+  name: string;
+  args: unknown[];
+}
+
+/**
+ * Calls `watch` with every command `client` sends from now on (to the real test Redis, which
+ * still answers them): for tests that check what a piece of code asks of Redis.
+ */
+export function watchCommands(client: object, watch: (command: SentCommand) => void): void {
+  type Send = (command: SentCommand, ...rest: unknown[]) => unknown;
+  const target = client as { sendCommand: Send };
+  const send = target.sendCommand.bind(client);
+  target.sendCommand = (command, ...rest) => {
+    watch(command);
+    return send(command, ...rest);
+  };
+}

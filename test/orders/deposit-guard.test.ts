@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { DepositGuard } from "../../src/orders/deposit-guard.js";
-import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { testRedis, uniquePrefix, watchCommands } from "../helpers/redis.js";
 
 let redis: Redis | undefined;
 afterEach(async () => {
@@ -9,26 +9,16 @@ afterEach(async () => {
   redis = undefined;
 });
 
-/** Counts the commands this client sends to the (real, private) test Redis. */
-function countCommands(client: Redis): { sent: number } {
-  const counter = { sent: 0 };
-  type Send = (...args: unknown[]) => unknown;
-  const target = client as unknown as { sendCommand: Send };
-  const original = target.sendCommand.bind(client);
-  target.sendCommand = (...args) => {
-    counter.sent += 1;
-    return original(...args);
-  };
-  return counter;
-}
-
 describe("DepositGuard", () => {
   it("answers the checks that follow a deposit read from what the read wrote and saw", async () => {
     redis = testRedis();
     const prefix = uniquePrefix("deposit");
     await redis.hset(`${prefix}paused`, "stars", "5000", "premium", "90000");
     const guard = new DepositGuard(redis, prefix);
-    const counter = countCommands(redis);
+    const counter = { sent: 0 };
+    watchCommands(redis, () => {
+      counter.sent += 1;
+    });
 
     expect(await guard.noteDeposit(10_000)).toEqual(["stars"]);
     const afterCheck = counter.sent;

@@ -11,6 +11,7 @@ import {
   startEngineHarness,
 } from "../helpers/engine-harness.js";
 import { eventually } from "../helpers/recording-notifier.js";
+import { watchCommands } from "../helpers/redis.js";
 
 let h: EngineHarness | undefined;
 afterEach(async () => {
@@ -294,14 +295,10 @@ describe("orders engine", () => {
     });
     // What happened, in order: the order's record read from Redis, the final message, the card.
     const seen: string[] = [];
-    type Send = (command: { name: string; args: unknown[] }, ...rest: unknown[]) => unknown;
-    const client = hh.redis as unknown as { sendCommand: Send };
-    const send = client.sendCommand.bind(hh.redis);
-    client.sendCommand = (command, ...rest) => {
+    watchCommands(hh.redis, (command) => {
       if (command.name === "hmget" && String(command.args[0]).endsWith(`order:${order.id}`))
         seen.push("read");
-      return send(command, ...rest);
-    };
+    });
     const notifier = hh.notifier;
     const { sendFinal, updateCard } = notifier;
     notifier.sendFinal = async (o) => {
