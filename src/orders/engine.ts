@@ -7,6 +7,7 @@ import { PromoStore } from "../promo/store.js";
 import { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient, ResellerOrder } from "../reseller/types.js";
 import { TopUps } from "../wallet/topups.js";
+import { checkBalance } from "./alerts.js";
 import type { OrdersApi } from "./api.js";
 import { OrderArchive, withArchive } from "./archive.js";
 import { cancel, checkPayable, confirm, markPaid } from "./checkout.js";
@@ -18,6 +19,7 @@ import {
   pollMsOf,
 } from "./context.js";
 import { DepositGuard } from "./deposit-guard.js";
+import { DepositPull } from "./deposit-pull.js";
 import { type HintSlots, onDeliveryHint, Retry, runJob, TAKEN_OFF } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
@@ -165,9 +167,6 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   };
   const archived = retention && withArchive(store, retention.archive);
 
-  // A rush of payments pulls the deposit check forward once, not once per order.
-  let balancePulledAt = Number.NEGATIVE_INFINITY;
-  let balanceTimer: NodeJS.Timeout | undefined;
   // Referral bonuses are credited to the wallet: without one (or at 0 %) there are none.
   const referrals =
     opts.wallet && (opts.config.referralPercent ?? 0) > 0
@@ -206,25 +205,16 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       worker.kick();
       dispatcher.kick();
     },
-    async balanceSoon() {
-      const t = now();
-      if (t - balancePulledAt >= BALANCE_PULL_MIN_MS) {
-        balancePulledAt = t;
-        await store.jobs.schedule(encodeJob({ type: "balance" }), t);
-        return;
-      }
-      // Charged again inside the window: one more check once it ends, covering every charge since.
-      if (balanceTimer) return;
-      balanceTimer = setTimeout(
-        () => {
-          balanceTimer = undefined;
-          void ctx.balanceSoon().catch((err) => log.warn({ err }, "could not schedule the balance check"));
-        },
-        balancePulledAt + BALANCE_PULL_MIN_MS - t,
-      );
-      balanceTimer.unref();
-    },
+    // A rush of payments pulls the deposit check forward a few times, not once per order.
+    balanceSoon: () => depositPull.soon(),
   };
+
+  const depositPull = new DepositPull({
+    now,
+    minMs: BALANCE_PULL_MIN_MS,
+    check: () => checkBalance(ctx),
+    log,
+  });
 
   // Wallet top-ups share the job schedule (`tpoll`) and the outgoing queue (`topup` messages).
   const topups =
@@ -333,13 +323,12 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       }
       worker.start();
       dispatcher.start();
+      depositPull.start();
       log.info("orders engine started");
     },
     async stop(timeoutMs = 10_000) {
       if (!worker.isRunning) return;
-      clearTimeout(balanceTimer);
-      balanceTimer = undefined;
-      await Promise.all([worker.stop(timeoutMs), dispatcher.stop(timeoutMs)]);
+      await Promise.all([worker.stop(timeoutMs), dispatcher.stop(timeoutMs), depositPull.stop()]);
       log.info("orders engine stopped");
     },
     onDeliveryHint: (orderId) => onDeliveryHint(ctx, orderId, hintSlots),

@@ -128,7 +128,7 @@ async function submitPay(ctx: EngineContext, order: Order): Promise<Retry | type
       if (cardShown) ctx.payAnswers.settle(order.id, moved.won ? moved.order : null);
     }
     await noteSpending(ctx, moved);
-    await ctx.balanceSoon();
+    ctx.balanceSoon();
     // The `pending` write took this job off the schedule (lifecycle.ts): nothing left to finish.
     return moved.won ? TAKEN_OFF : undefined;
   } catch (err) {

@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+import { DepositPull } from "../../src/orders/deposit-pull.js";
+import { type EngineHarness, quotePaidStars, startEngineHarness } from "../helpers/engine-harness.js";
+import { eventually } from "../helpers/recording-notifier.js";
+import { watchCommands } from "../helpers/redis.js";
+
+const log = createLogger({ level: "silent" });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("DepositPull", () => {
+  it("checks at once, then once more when the window ends for every charge inside it", async () => {
+    let checks = 0;
+    const pull = new DepositPull({
+      now: Date.now,
+      minMs: 300,
+      check: async () => {
+        checks += 1;
+      },
+      log,
+    });
+    pull.soon();
+    expect(checks).toBe(1);
+    pull.soon();
+    pull.soon();
+    pull.soon();
+    expect(checks).toBe(1);
+    await eventually(() => checks === 2, 2000, "the check at the window's end");
+    await sleep(500);
+    expect(checks).toBe(2);
+    await pull.stop();
+  });
+
+  it("waits for a check under way when stopped, and starts none after", async () => {
+    let finished = 0;
+    let started = 0;
+    const pull = new DepositPull({
+      now: Date.now,
+      minMs: 100,
+      check: async () => {
+        started += 1;
+        await sleep(200);
+        finished += 1;
+      },
+      log,
+    });
+    pull.soon();
+    pull.soon();
+    await pull.stop();
+    expect(finished).toBe(1);
+    pull.soon();
+    await sleep(300);
+    expect(started).toBe(1);
+  });
+
+  it("keeps a failed check to the log", async () => {
+    const lines: string[] = [];
+    const pull = new DepositPull({
+      now: Date.now,
+      minMs: 100,
+      check: async () => {
+        throw new Error("reseller down");
+      },
+      log: createLogger({ level: "warn" }, { write: (l: string) => lines.push(l) } as never),
+    });
+    pull.soon();
+    await pull.stop();
+    expect(lines.join("")).toContain("balance check failed");
+  });
+});
+
+describe("the deposit check after pay", () => {
+  let h: EngineHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it("reads the deposit in the paying process at once, without going through the job schedule", async () => {
+    h = await startEngineHarness();
+    const hh = h;
+    // Started with the engine: the periodic check has run once and stands 10 minutes ahead.
+    await eventually(
+      async () => (await hh.redis.hget(`${hh.prefix}deposit`, "at")) !== null,
+      5000,
+      "first check",
+    );
+    await eventually(
+      async () => Number(await hh.redis.zscore(`${hh.prefix}jobs`, "balance:check")) > Date.now() + 60_000,
+      5000,
+      "the periodic check rescheduled",
+    );
+    const jobWrites: string[] = [];
+    watchCommands(hh.redis, (command) => {
+      const args = (command as unknown as { args: unknown[] }).args.map(String);
+      if (args.includes("balance:check"))
+        jobWrites.push(`${(command as unknown as { name: string }).name} ${args.join(" ")}`);
+    });
+    const balanceReads = () => hh.sandbox.requests().filter((r) => r.path.endsWith("/balance")).length;
+    const readsBefore = balanceReads();
+    hh.sandbox.setBalanceRub(12_345);
+
+    const order = await quotePaidStars(hh.engine, "pull-1");
+    const pending = await eventually(
+      async () => {
+        const o = await hh.engine.get(order.id);
+        return o?.chargedKopecks !== undefined ? o : undefined;
+      },
+      5000,
+      "pay",
+    );
+    const left = String(12_345 * 100 - pending.chargedKopecks!);
+    await eventually(
+      async () => (await hh.redis.hget(`${hh.prefix}deposit`, "kopecks")) === left,
+      5000,
+      "the deposit after the charge",
+    );
+    expect(balanceReads()).toBe(readsBefore + 1);
+    expect(jobWrites).toEqual([]);
+  });
+});
