@@ -20,6 +20,7 @@ import {
   jobsByType,
   LEASE_MS,
   type LogSink,
+  ordersWithStep,
   PAY_ENDPOINT,
   type Purchase,
   type Row,
@@ -193,7 +194,13 @@ export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]
       const done = [...states.values()].every((o) => o && (FINAL_STATES.includes(o.state) || o.stuck));
       if (!done) return false;
       const jobs = await jobsByType(stack.client, stack.prefix);
-      return ["submit", "track", "final", "refund", "card"].every((t) => !jobs.get(t));
+      const settledIds = [...states.entries()]
+        .filter(([, o]) => o && FINAL_STATES.includes(o.state))
+        .map(([id]) => id);
+      return (
+        ["submit", "track", "final", "refund", "card"].every((t) => !jobs.get(t)) &&
+        (await ordersWithStep(stack.client, stack.prefix, settledIds)) === 0
+      );
     }, opts.settleMs);
     const settleMs = Date.now() - settleStart;
 

@@ -403,6 +403,13 @@ export function finalMessages(texts: Map<number, string[]>, chatId: number, orde
 }
 
 /** Work still waiting or running, by type: jobs (`submit`, `track`, …) and outgoing messages (`final`, `card`, `alert`). */
+/** How many of `orderIds` still have their next step (`step:<id>`: expiry, pay, polling) in the schedule. */
+export async function ordersWithStep(redis: Redis, prefix: string, orderIds: string[]): Promise<number> {
+  if (orderIds.length === 0) return 0;
+  const scores = await redis.zmscore(`${prefix}jobs`, ...orderIds.map((id) => `step:${id}`));
+  return scores.filter((s) => s !== null).length;
+}
+
 export async function jobsByType(redis: Redis, prefix: string): Promise<Map<string, number>> {
   // Jobs of the schedule, and messages waiting in the outgoing queue or being sent (final, card, alert).
   const members = [

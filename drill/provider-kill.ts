@@ -27,6 +27,7 @@ import {
   jobsByType,
   type LogSink,
   lastMessageId,
+  ordersWithStep,
   orderTimes,
   pressNew,
   type Row,
@@ -298,7 +299,14 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
         if (!o || !FINAL_STATES.includes(o.state)) return false;
       }
       const jobs = await jobsByType(stack.client, stack.prefix);
-      return ["submit", "track", "final", "refund", "card", "wsettle"].every((x) => !jobs.get(x));
+      return (
+        ["submit", "track", "final", "refund", "card", "wsettle"].every((x) => !jobs.get(x)) &&
+        (await ordersWithStep(
+          stack.client,
+          stack.prefix,
+          cases.map((c) => c.orderId),
+        )) === 0
+      );
     }, opts.settleMs + WALLET_SETTLE_DELAY_MS);
     const settleMs = Date.now() - settleStart;
 

@@ -24,6 +24,7 @@ import {
   hangingPays,
   jobsByType,
   type LogSink,
+  ordersWithStep,
   orderTimes,
   PAY_ENDPOINT,
   type Purchase,
@@ -158,7 +159,13 @@ export async function twoProcessDrill(opts: TwoProcessOptions, sink: LogSink): P
       const done = [...states.values()].every((o) => o && (FINAL_STATES.includes(o.state) || o.stuck));
       if (!done) return false;
       const jobs = await jobsByType(stack.client, stack.prefix);
-      return ["submit", "track", "final", "refund", "card"].every((t) => !jobs.get(t));
+      const settledIds = [...states.entries()]
+        .filter(([, o]) => o && FINAL_STATES.includes(o.state))
+        .map(([id]) => id);
+      return (
+        ["submit", "track", "final", "refund", "card"].every((t) => !jobs.get(t)) &&
+        (await ordersWithStep(stack.client, stack.prefix, settledIds)) === 0
+      );
     }, opts.settleMs);
 
     const notFinal = paid.filter((p) => {

@@ -136,7 +136,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       if (worker.adopt(member, lease)) continue;
       // `pay` runs wherever the schedule hands it now: an answer in the chat does not wait for it.
       const job = decodeJob(member);
-      if (job?.type === "submit") ctx.payAnswers.release(job.orderId);
+      if (job?.type === "step" || job?.type === "submit") ctx.payAnswers.release(job.orderId);
       store.jobs
         .finish(member, lease, now())
         .then(() => worker.kickFor(now()))
@@ -250,13 +250,13 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     leaseMs: jobLeaseMs,
     concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
     idleDelayMs: opts.idleDelayMs ?? 2000,
-    async run(member) {
+    async run(member, held) {
       const job = decodeJob(member);
       if (!job) {
         log.error({ member }, "unknown job type");
         return undefined;
       }
-      const result = await runJob(ctx, job, { balanceEveryMs, retention });
+      const result = await runJob(ctx, job, { balanceEveryMs, retention, held });
       if (result === TAKEN_OFF) return null;
       return result instanceof Retry ? result.at : undefined;
     },

@@ -18,6 +18,7 @@ import type { Effect } from "./store.js";
 import { applyResellerOrder, flagStuckIfLate } from "./tracking.js";
 import { FINAL_STATES, type Order, type RefundState } from "./types.js";
 import { settleWalletPayment } from "./wallet-checkout.js";
+import type { HeldLease } from "./worker.js";
 
 /** The deposit check's period while a product is paused. */
 const PAUSED_CHECK_MS = 60_000;
@@ -26,7 +27,7 @@ const PAUSED_CHECK_MS = 60_000;
 export async function runJob(
   ctx: EngineContext,
   job: Job,
-  opts: { balanceEveryMs: number; retention?: RetentionSettings },
+  opts: { balanceEveryMs: number; retention?: RetentionSettings; held: HeldLease },
 ): Promise<Retry | typeof TAKEN_OFF | undefined> {
   if (job.type === "balance") {
     await checkBalance(ctx).catch((err) => ctx.log.warn({ err }, "balance check failed"));
@@ -41,13 +42,18 @@ export async function runJob(
   // `pay` may start from this process's own copy (the paid write it just made, usually): a repeated
   // `pay` charges nothing twice, and its write checks the version. Everything else reads afresh.
   const order =
-    job.type === "submit"
+    job.type === "submit" || job.type === "step"
       ? await ctx.store.latest(job.orderId, (o) => o.state === "paid")
       : await ctx.store.get(job.orderId);
   if (!order) return undefined;
   switch (job.type) {
-    case "submit":
-      return submitPay(ctx, order);
+    case "step":
+      return nextStep(ctx, order, encodeJob(job), opts.held);
+    case "submit": {
+      // An earlier version's job: the `pending` write does not take it off, so it is finished here.
+      const done = await submitPay(ctx, order);
+      return done === TAKEN_OFF ? undefined : done;
+    }
     case "track":
       return track(ctx, order);
     case "expire":
@@ -80,6 +86,32 @@ export async function runJob(
       return undefined;
     case "pclaim":
       await claimPromo(ctx, order);
+      return undefined;
+  }
+}
+
+/**
+ * An order's next step (jobs.ts `step`), by the state it is in now: the quote's expiry, `pay`, or a
+ * status poll. Other states have none: the write that moved the order there took the step off.
+ */
+export async function nextStep(
+  ctx: EngineContext,
+  order: Order,
+  member: string,
+  held: HeldLease,
+): Promise<Retry | typeof TAKEN_OFF | undefined> {
+  switch (order.state) {
+    case "draft":
+    case "quoted":
+      return expire(ctx, order);
+    case "paid":
+      // Claimed as due (the quote's expiry, say) just before the payment's write moved the step to
+      // the process that recorded it: `pay` is that process's, so this one leaves the step alone.
+      if (held.claimed && !(await ctx.store.jobs.holds(member, held.lease))) return TAKEN_OFF;
+      return submitPay(ctx, order);
+    case "pending":
+      return track(ctx, order);
+    default:
       return undefined;
   }
 }

@@ -7,11 +7,17 @@ import type { AlertKind, Order } from "./types.js";
  * `tpoll:<topupId>`).
  */
 export type Job =
-  /** Expire a quote that was not paid in time. */
+  /**
+   * An order's next step, by the state it is in when the job runs: expire a quote that was not paid
+   * in time (draft, quoted), call `pay` (paid), read its status from the reseller (pending). One
+   * member for the three, moved by each write (one ZADD) rather than one added and another taken off.
+   */
+  | { type: "step"; orderId: string }
+  /** Expire a quote that was not paid in time (scheduled by earlier versions; `step` now). */
   | { type: "expire"; orderId: string }
-  /** Call `pay` for a paid order. */
+  /** Call `pay` for a paid order (scheduled by earlier versions; `step` now). */
   | { type: "submit"; orderId: string }
-  /** Read a pending order's status from the reseller. */
+  /** Read an order's status from the reseller: a delivery webhook's hint (and earlier versions' polling). */
   | { type: "track"; orderId: string }
   /** Bring the customer's order card up to date. */
   | { type: "card"; orderId: string }
@@ -43,6 +49,7 @@ export type Job =
 export type JobType = Job["type"];
 
 const ORDER_JOBS = new Set<string>([
+  "step",
   "expire",
   "submit",
   "track",

@@ -2,7 +2,7 @@ import type { OutgoingMessage } from "../outgoing/messages.js";
 import { encodeJob, type Job } from "./jobs.js";
 import { refundRoute, refundsAutomatically } from "./rails.js";
 import type { Effect, JobSpec, MessageSpec } from "./store.js";
-import { type AlertKind, FINAL_STATES, type Order, type OrderState } from "./types.js";
+import type { AlertKind, Order, OrderState } from "./types.js";
 
 /**
  * The order lifecycle as pure rules: which moves are allowed, what a move implies for refunds,
@@ -31,6 +31,9 @@ export const NOTIFIED_STATES: readonly OrderState[] = ["delivered", "failed", "r
 
 /** States in which the reseller holds (or may hold) the order: tracking applies. */
 export const TRACKED_STATES: readonly OrderState[] = ["paid", "pending"];
+
+/** States with a next step in the schedule (jobs.ts `step`): the quote's expiry, `pay`, status polls. */
+export const STEP_STATES: readonly OrderState[] = ["draft", "quoted", "paid", "pending"];
 
 export function canMove(from: OrderState, to: OrderState): boolean {
   return NEXT_STATES[from].includes(to);
@@ -106,24 +109,25 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
   const jobs: Effect[] = [];
   switch (order.state) {
     case "draft":
-      jobs.push(at({ type: "expire", orderId }, order.expiresAt ?? now + timing.quoteTtlMs));
+      jobs.push(at({ type: "step", orderId }, order.expiresAt ?? now + timing.quoteTtlMs));
       break;
     case "quoted":
-      // A quote that kept its draft's expiry keeps the draft's expire job too.
+      // A quote that kept its draft's expiry keeps the draft's step where it is.
       if (
         from !== "draft" ||
         order.expiresAt === undefined ||
         order.expiresAt !== draftExpiry(order, timing)
       ) {
-        jobs.push(at({ type: "expire", orderId }, order.expiresAt ?? now));
+        jobs.push(at({ type: "step", orderId }, order.expiresAt ?? now));
       }
       break;
     case "paid":
-      // Run by the process that recorded the payment (store.ts `runHere`): no claim, no wait.
-      jobs.push({ ...at({ type: "submit", orderId }, now), runHere: true });
+      // `pay`, run by the process that recorded the payment (store.ts `runHere`): no claim, no wait.
+      jobs.push({ ...at({ type: "step", orderId }, now), runHere: true });
       break;
     case "pending":
-      jobs.push(at({ type: "track", orderId }, now + timing.pollMs));
+      // The first status poll (a delivery webhook usually comes first).
+      jobs.push(at({ type: "step", orderId }, now + timing.pollMs));
       break;
     case "delivered":
       jobs.push(finalMessage(order));
@@ -162,16 +166,10 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
     if (order.state === "paid" && (from === "expired" || from === "cancelled"))
       jobs.push(at({ type: "pclaim", orderId }, now));
   }
-  if (from !== null && quoteStates.includes(from) && !quoteStates.includes(order.state)) {
-    jobs.push({ cancel: encodeJob({ type: "expire", orderId }) });
-  }
-  // `pay` is over once the order leaves `paid`: the write that moves it takes the job off (handlers.ts).
-  if (from === "paid" && order.state !== "paid") {
-    jobs.push({ cancel: encodeJob({ type: "submit", orderId }) });
-  }
-  // Settled: a pending order's polling ends with it (a track job running now finds it gone).
-  if (from === "pending" && FINAL_STATES.includes(order.state)) {
-    jobs.push({ cancel: encodeJob({ type: "track", orderId }) });
+  // An order that no longer has a next step (an expired or cancelled quote, a rejected `pay`, a
+  // settled order) leaves the schedule with this write; a step running now finds it gone.
+  if (from !== null && STEP_STATES.includes(from) && !STEP_STATES.includes(order.state)) {
+    jobs.push({ cancel: encodeJob({ type: "step", orderId }) });
   }
   // The card follows the order. When it becomes paid in the chat (a Telegram payment, the wallet,
   // Confirm) the bot shows it in its answer; a payment made on a provider's page has no such answer.

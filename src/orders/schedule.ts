@@ -69,6 +69,12 @@ export class JobSchedule {
   }
 
   /** Schedules a job unconditionally (ZADD). */
+  /** Whether `member` still stands at `lease` (no write or other worker has moved it since). */
+  async holds(member: string, lease: number): Promise<boolean> {
+    const score = await this.redis.zscore(this.key, member);
+    return score !== null && Number(score) === lease;
+  }
+
   async schedule(member: string, dueAt: number): Promise<void> {
     await this.redis.zadd(this.key, dueAt, member);
   }

@@ -24,7 +24,7 @@ export interface WorkerOptions {
    * Runs one job; a number is "run it again at that time (ms)", null "done, and already off the
    * schedule" (the job's own write removed it: there is nothing to finish).
    */
-  run(member: string): Promise<number | undefined | null>;
+  run(member: string, held: HeldLease): Promise<number | undefined | null>;
   /** Called when a job ends: done, to be retried, or failed (retried after a pause). */
   onOutcome?(member: string, outcome: "done" | "retry" | "error"): void;
   /** How long a claimed job is reserved for one worker before another may take it (crash recovery). */
@@ -37,6 +37,17 @@ export interface WorkerOptions {
    * to notice work other processes scheduled.
    */
   idleDelayMs: number;
+}
+
+/** The lease a running job holds: its end (kept up to date as it is renewed), and how it was got. */
+export interface HeldLease {
+  readonly lease: number;
+  /**
+   * Claimed from the schedule, rather than written leased to this process by its own write
+   * (`adopt`): a job claimed as due may have been moved by a write since, which a job that acts
+   * by its order's state checks before acting (handlers.ts `nextStep`).
+   */
+  readonly claimed: boolean;
 }
 
 /** Default lease of a claimed job. */
@@ -57,7 +68,10 @@ export class JobWorker extends BackgroundLoop {
   private upcoming: { member: string; dueAt: number }[] = [];
   /** Of {@link upcoming}, those this process's own writes have taken off the schedule since. */
   private readonly gone = new Set<string>();
-  private readonly inFlight = new Map<string, { held: { lease: number }; done: Promise<void> }>();
+  private readonly inFlight = new Map<
+    string,
+    { held: { lease: number; claimed: boolean }; done: Promise<void> }
+  >();
 
   constructor(private readonly opts: WorkerOptions) {
     super();
@@ -131,7 +145,7 @@ export class JobWorker extends BackgroundLoop {
           await jobs.finish(member, lease, now() + idleDelayMs).catch(() => {});
           continue;
         }
-        this.begin(member, lease);
+        this.begin(member, lease, true);
       }
       // Fewer jobs than asked for: nothing else is due now, so wait for the next due time (at most
       // idleDelayMs, to notice other processes' work). A wake for a job this process has taken off
@@ -164,12 +178,12 @@ export class JobWorker extends BackgroundLoop {
   adopt(member: string, lease: number): boolean {
     if (!this.running || this.inFlight.size >= this.opts.concurrency || this.inFlight.has(member))
       return false;
-    this.begin(member, lease);
+    this.begin(member, lease, false);
     return true;
   }
 
-  private begin(member: string, lease: number): void {
-    const held = { lease };
+  private begin(member: string, lease: number, claimed: boolean): void {
+    const held = { lease, claimed };
     const done = this.handle(member, held).finally(() => {
       // A worker that was full may take more now.
       const wasFull = this.inFlight.size >= this.opts.concurrency;
@@ -179,7 +193,7 @@ export class JobWorker extends BackgroundLoop {
     this.inFlight.set(member, { held, done });
   }
 
-  private async handle(member: string, held: { lease: number }): Promise<void> {
+  private async handle(member: string, held: { lease: number; claimed: boolean }): Promise<void> {
     const { jobs, log, now, leaseMs } = this.opts;
     // A job can outlast its lease (a slow reseller, Telegram's limits): keep extending it while it
     // runs so no other worker starts it a second time. Only a dead process stops renewing. One
@@ -218,7 +232,7 @@ export class JobWorker extends BackgroundLoop {
       await renewing;
     };
     try {
-      const retryAt = await this.opts.run(member);
+      const retryAt = await this.opts.run(member, held);
       await stopRenewing();
       // A lost lease is the new holder's to finish or reschedule.
       if (!lost && retryAt !== null) {

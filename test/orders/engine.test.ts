@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ProductPausedError } from "../../src/orders/deposit-guard.js";
+import { enter } from "../../src/orders/lifecycle.js";
 import type { Order } from "../../src/orders/types.js";
 import { ResellerValidationError } from "../../src/reseller/errors.js";
 import {
@@ -98,9 +99,9 @@ describe("orders engine", () => {
     expect(order).toMatchObject({ state: "quoted", cardMessageId: 4242 });
     // Created as a draft (version 1), quoted with its card (version 2): nothing else was written.
     expect(await hh.redis.hget(`${hh.prefix}order:${orderId}`, "v")).toBe("2");
-    // Quoted at once, it kept the draft's expiry: the expire job and the open-quote entry it has are the draft's.
+    // Quoted at once, it kept the draft's expiry: its step (the expiry) and open-quote entry are the draft's.
     expect(order.expiresAt).toBe((order.times.draft ?? 0) + 900_000);
-    expect(Number(await hh.redis.zscore(`${hh.prefix}jobs`, `expire:${orderId}`))).toBe(order.expiresAt);
+    expect(Number(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${orderId}`))).toBe(order.expiresAt);
     expect(Number(await hh.redis.zscore(`${hh.prefix}idx:open:${order.customer.chatId}`, orderId))).toBe(
       order.expiresAt,
     );
@@ -139,7 +140,7 @@ describe("orders engine", () => {
     expect(jobs.filter((m) => m.includes(order.id))).toEqual([]);
   });
 
-  it("takes pay's job off the schedule with the pending write: nothing is left for the worker to finish", async () => {
+  it("moves the order's step from pay to tracking with the pending write: nothing is left for pay's run to finish", async () => {
     const hh = await harness({ config: { pollIntervalSeconds: 60 } });
     const finished: string[] = [];
     const jobs = hh.engine.store.jobs;
@@ -150,8 +151,9 @@ describe("orders engine", () => {
     };
     const { order } = await quoteAndPay(hh);
     await finalState(hh, order.id);
-    expect(await hh.redis.zscore(`${hh.prefix}jobs`, `submit:${order.id}`)).toBeNull();
-    expect(finished.filter((m) => m === `submit:${order.id}`)).toEqual([]);
+    expect(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${order.id}`)).toBeNull();
+    // Delivered by the webhook's re-read before the first poll: the step was never finished by a worker.
+    expect(finished.filter((m) => m === `step:${order.id}`)).toEqual([]);
     expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
   });
 
@@ -432,9 +434,34 @@ describe("orders engine", () => {
       customer: newCustomer(),
     });
     await hh.engine.store.update(order.id, (o) => ({ next: { ...o, expiresAt: Date.now() } }));
-    await hh.engine.store.jobs.schedule(`expire:${order.id}`, Date.now());
+    await hh.engine.store.jobs.schedule(`step:${order.id}`, Date.now());
     await eventually(async () => (await hh.engine.get(order.id))?.state === "expired", 5000, "expiry");
     expect(hh.sandbox.stats(order.id).pays).toBe(0);
+  });
+
+  it("runs the jobs an earlier version scheduled (expire, submit) once, and takes them off", async () => {
+    const hh = await harness({ config: { pollIntervalSeconds: 60 } });
+    const customer = newCustomer();
+    const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const jobsKey = `${hh.prefix}jobs`;
+    const step = `step:${order.id}`;
+    // Paid as an earlier version recorded it: `submit:<id>` due now, the quote's `expire:<id>` left behind.
+    await hh.redis.zrem(jobsKey, step);
+    await hh.engine.store.update(order.id, (o) => ({
+      next: { ...enter(o, "paid", Date.now()), telegramChargeId: "stxLegacy1", currency: "XTR" },
+      jobs: [
+        { member: `submit:${order.id}`, dueAt: Date.now() },
+        { member: `expire:${order.id}`, dueAt: Date.now() + 200 },
+      ],
+    }));
+    const done = await finalState(hh, order.id);
+    expect(done.chargedKopecks).toBeGreaterThan(0);
+    await eventually(
+      async () => (await hh.redis.zrange(jobsKey, 0, -1)).every((m) => !m.includes(order.id)),
+      5000,
+      "the earlier version's jobs to leave the schedule",
+    );
+    expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
   });
 
   it("confirms a direct order once however often Confirm is pressed", async () => {

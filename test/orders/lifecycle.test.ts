@@ -32,68 +32,70 @@ describe("order lifecycle", () => {
   it("updates the card of an order paid on a provider's page, which the bot did not answer in the chat", () => {
     const paidOn = (rail: Order["rail"]) =>
       types(order("paid", { cardMessageId: 7, rail, currency: "RUB" }), "quoted");
-    expect(paidOn("yookassa")).toEqual(["job:submit", "cancel:expire", "message:card"]);
-    expect(paidOn("cryptopay")).toEqual(["job:submit", "cancel:expire", "message:card"]);
-    expect(paidOn("wallet")).toEqual(["job:submit", "cancel:expire"]);
-    expect(paidOn("invoice")).toEqual(["job:submit", "cancel:expire"]);
+    expect(paidOn("yookassa")).toEqual(["job:step", "message:card"]);
+    expect(paidOn("cryptopay")).toEqual(["job:step", "message:card"]);
+    expect(paidOn("wallet")).toEqual(["job:step"]);
+    expect(paidOn("invoice")).toEqual(["job:step"]);
   });
 
-  it("keeps the draft's expire job for a quote that kept the draft's expiry, and moves it otherwise", () => {
+  it("keeps the draft's step (its expiry) for a quote that kept the draft's expiry, and moves it otherwise", () => {
     const draftMade = T - 100;
     const kept = order("quoted", { times: { draft: draftMade }, expiresAt: draftMade + timing.quoteTtlMs });
     expect(types(kept, "draft")).toEqual([]);
     const later = order("quoted", { times: { draft: draftMade }, expiresAt: T + timing.quoteTtlMs });
     expect(jobsFor(later, "draft", timing)).toEqual([
-      { member: encodeJob({ type: "expire", orderId: later.id }), dueAt: T + timing.quoteTtlMs },
+      { member: encodeJob({ type: "step", orderId: later.id }), dueAt: T + timing.quoteTtlMs },
     ]);
     // A quote moved on later (a new price) always schedules its own expiry.
-    expect(types(kept, "quoted")).toEqual(["job:expire"]);
+    expect(types(kept, "quoted")).toEqual(["job:step"]);
   });
 
   it("queues no card update for a fresh quote (the flow shows that card), but does when the quote expires", () => {
-    expect(types(order("quoted", { cardMessageId: 7 }), "draft")).toEqual(["job:expire"]);
-    expect(types(order("expired", { cardMessageId: 7 }), "quoted")).toEqual([
-      "cancel:expire",
-      "message:card",
-    ]);
+    expect(types(order("quoted", { cardMessageId: 7 }), "draft")).toEqual(["job:step"]);
+    expect(types(order("expired", { cardMessageId: 7 }), "quoted")).toEqual(["cancel:step", "message:card"]);
   });
 
-  it("schedules pay for a paid order, and tracking and a card update for a pending one", () => {
+  it("moves the order's one step from its expiry to pay to tracking, and takes it off when nothing is next", () => {
     // The paid card is the bot's answer to the payment itself, sent at once, not queued.
-    // A paid quote's expiry job leaves the schedule in the same write.
-    expect(types(order("paid", { cardMessageId: 7 }), "quoted")).toEqual(["job:submit", "cancel:expire"]);
-    expect(types(order("cancelled"), "draft")).toEqual(["cancel:expire"]);
-    expect(types(order("quoted"), "draft")).toEqual(["job:expire"]);
-    // `pay`'s job leaves the schedule with the write that ends its step (cancel:submit).
-    expect(types(order("pending"), "paid")).toEqual(["job:track", "cancel:submit", "message:card"]);
+    // A paid quote's step moves from its expiry to `pay` (now, run here) in one ZADD: nothing to take off.
+    expect(jobsFor(order("paid", { cardMessageId: 7 }), "quoted", timing)).toEqual([
+      { member: `step:${order("paid").id}`, dueAt: T, runHere: true },
+    ]);
+    expect(types(order("cancelled"), "draft")).toEqual(["cancel:step"]);
+    expect(types(order("quoted"), "draft")).toEqual(["job:step"]);
+    // `pay` answered: the same step becomes the first status poll, and the card shows `pending`.
+    expect(types(order("pending"), "paid")).toEqual(["job:step", "message:card"]);
     expect(jobsFor(order("pending"), "paid", timing)[0]).toEqual({
-      member: `track:${order("paid").id}`,
+      member: `step:${order("paid").id}`,
       dueAt: T + 3000,
     });
+    // A refused `pay` ends it, as does a late payment that is refunded and never paid.
+    expect(types(order("rejected", { telegramChargeId: "c1" }), "paid")).toContain("cancel:step");
+    expect(types(order("paid"), "expired")).toEqual(["job:step"]);
   });
 
   it("refunds Stars before the final message of a failed order, and sends it at once otherwise", () => {
-    // A pending order that settles also ends its polling (cancel:track).
+    // A pending order that settles also ends its polling (cancel:step).
     expect(types(order("failed", { telegramChargeId: "c1" }), "pending")).toEqual([
       "message:alert",
       "job:refund",
-      "cancel:track",
+      "cancel:step",
     ]);
     expect(types(order("failed", { currency: "RUB", refund: "needed" }), "pending")).toEqual([
       "message:alert",
       "message:final",
       "message:alert",
-      "cancel:track",
+      "cancel:step",
     ]);
     expect(types(order("delivered", { cardMessageId: 7 }), "pending")).toEqual([
       "message:final",
-      "cancel:track",
+      "cancel:step",
       "message:card",
     ]);
-    // Settled from `paid` (no track job scheduled): only `pay`'s job to take off.
+    // Settled from `paid` (the reseller answered before `pay`'s own answer was written): the same.
     expect(types(order("delivered", { cardMessageId: 7 }), "paid")).toEqual([
       "message:final",
-      "cancel:submit",
+      "cancel:step",
       "message:card",
     ]);
   });
@@ -113,6 +115,7 @@ describe("order lifecycle", () => {
   it("encodes every job so that decoding gives it back", () => {
     const id = "6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f";
     const jobs: Job[] = [
+      { type: "step", orderId: id },
       { type: "expire", orderId: id },
       { type: "submit", orderId: id },
       { type: "track", orderId: id },

@@ -103,7 +103,7 @@ describe("refunds in the lifecycle", () => {
     for (const to of ["failed", "rejected"] as const) {
       const next = enter(paidBy("yookassa"), to, T);
       expect(next.refund).toBe("none");
-      expect(effects(next, "pending")).toEqual(["message:alert", "job:refund", "cancel:track"]);
+      expect(effects(next, "pending")).toEqual(["message:alert", "job:refund", "cancel:step"]);
     }
   });
 
@@ -119,12 +119,12 @@ describe("refunds in the lifecycle", () => {
     for (const o of [paidBy("cryptopay"), paidBy("invoice")]) {
       const next = enter(o, "rejected", T);
       expect(next.refund).toBe("needed");
-      // (Rejected from `paid`: `pay`'s job leaves the schedule too.)
+      // (Rejected from `paid`: the order's step leaves the schedule too.)
       expect(effects(next, "paid")).toEqual([
         "message:alert",
         "message:final",
         "message:alert",
-        "cancel:submit",
+        "cancel:step",
       ]);
     }
   });
@@ -132,7 +132,7 @@ describe("refunds in the lifecycle", () => {
   it("nothing is owed for direct checkout, nor refunded twice", () => {
     const direct = enter(order("paid", { currency: "NONE", rail: "direct" }), "rejected", T);
     expect(direct.refund).toBe("none");
-    expect(effects(direct, "paid")).toEqual(["message:alert", "message:final", "cancel:submit"]);
+    expect(effects(direct, "paid")).toEqual(["message:alert", "message:final", "cancel:step"]);
     const done = enter(paidBy("yookassa", { refund: "done" }), "failed", T);
     expect(done.refund).toBe("done");
     expect(effects(done, "pending")).not.toContain("job:refund");
@@ -141,6 +141,6 @@ describe("refunds in the lifecycle", () => {
   it("delivery owes no refund", () => {
     const next = enter(paidBy("yookassa"), "delivered", T);
     expect(next.refund).toBe("none");
-    expect(effects(next, "pending")).toEqual(["message:final", "cancel:track"]);
+    expect(effects(next, "pending")).toEqual(["message:final", "cancel:step"]);
   });
 });
