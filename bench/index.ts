@@ -186,11 +186,19 @@ if (runs("quote")) {
       .join(", ");
   printGrid(
     "1b. Redis commands per order from the quote to the final message (customers at the recipient question ask for their quotes within one second, pay, and get the final message and the card's last update)",
-    ["customers", "quoted / completed", "commands per order (incl. inside Lua)", "goal", "by command"],
+    [
+      "customers",
+      "quoted / completed",
+      "commands per order (incl. inside Lua)",
+      "of them sent by the bot / round trips",
+      "goal",
+      "by command",
+    ],
     quotes.map((q) => [
       fmt(q.customers, 0),
       `${fmt(q.atQuote, 0)} / ${fmt(q.completed, 0)}`,
       fmt(q.redisCommandsPerOrder, 0),
+      `${fmt(q.clientCommandsPerOrder, 0)} / ${fmt(q.clientRoundTripsPerOrder, 0)}`,
       "≤ 30, the same at 1 as at 1,000",
       top(q),
     ]),

@@ -313,6 +313,9 @@ export interface QuoteToFinalResult {
   completed: number;
   /** Redis commands (incl. inside Lua) from the quotes asked for to the last final message and card, per completed order. */
   redisCommandsPerOrder: number;
+  /** Of those, the commands the bot's clients sent / the round trips they took (bench/redis-probe.ts). */
+  clientCommandsPerOrder: number;
+  clientRoundTripsPerOrder: number;
   redisByCommandPerOrder: Record<string, number>;
   seconds: number;
 }
@@ -327,7 +330,7 @@ export interface QuoteToFinalResult {
  * against the orders, as at any load.
  */
 export async function quoteToFinal(customers: number): Promise<QuoteToFinalResult> {
-  const stack = await startStack({ webhooks: true, deliveryDelayMs: 200 });
+  const stack = await startStack({ webhooks: true, deliveryDelayMs: 200, probe: true });
   try {
     const users = Array.from({ length: customers }, () => {
       const id = nextUserId();
@@ -373,12 +376,14 @@ export async function quoteToFinal(customers: number): Promise<QuoteToFinalResul
     // The last flow steps' session writes land before the count starts.
     await sleep(1000);
     const before = await commandStats(stack.client);
+    const probeBefore = await stack.bot.redisProbe();
     const t0 = performance.now();
     open();
     const done = await Promise.all(walks);
     // Acknowledgements of the last sends go out within 100 ms of them.
     await sleep(500);
     const after = await commandStats(stack.client);
+    const probeAfter = await stack.bot.redisProbe();
     const seconds = (performance.now() - t0) / 1000;
     const completed = done.filter((w) => w?.finalMs !== undefined && w.cardDeliveredMs !== undefined).length;
     const diff = diffStats(before, after);
@@ -389,6 +394,10 @@ export async function quoteToFinal(customers: number): Promise<QuoteToFinalResul
       atQuote,
       completed,
       redisCommandsPerOrder: perOrder(sum(diff.values())),
+      clientCommandsPerOrder:
+        probeBefore && probeAfter ? perOrder(probeAfter.commands - probeBefore.commands) : Number.NaN,
+      clientRoundTripsPerOrder:
+        probeBefore && probeAfter ? perOrder(probeAfter.roundTrips - probeBefore.roundTrips) : Number.NaN,
       redisByCommandPerOrder: Object.fromEntries([...diff].map(([c, n]) => [c, perOrder(n)])),
       seconds,
     };
