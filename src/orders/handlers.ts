@@ -207,10 +207,10 @@ export interface HintSlots {
 /**
  * A delivery webhook's hint: the order is re-read from the reseller (the source of truth) now, in
  * the background, so the reseller is answered at once. Nothing is written for the hint itself: the
- * order's own track job stays scheduled, so if this process dies meanwhile, polling finds the
- * result; the final transition takes that job off. With every slot busy (a flood of webhooks) the
- * track job is made due now instead, for the workers to run. False when the order is unknown or
- * not awaiting delivery.
+ * order's own step (its status polls) stays scheduled, so if this process dies meanwhile, polling
+ * finds the result; the final transition takes that step off. With every slot busy (a flood of
+ * webhooks) a `track` job is made due now instead, for the workers to run. False when the order is
+ * unknown or not awaiting delivery.
  */
 export async function onDeliveryHint(
   ctx: EngineContext,
@@ -226,7 +226,7 @@ export async function onDeliveryHint(
   }
   slots.free -= 1;
   void track(ctx, order)
-    .catch((err) => ctx.log.warn({ err, orderId }, "re-reading a delivered order failed; its track job will"))
+    .catch((err) => ctx.log.warn({ err, orderId }, "re-reading a delivered order failed; its next poll will"))
     .finally(() => {
       slots.free += 1;
     });
@@ -244,7 +244,7 @@ async function track(ctx: EngineContext, order: Order): Promise<Retry | undefine
     await noteResellerError(ctx, err);
     ctx.log.warn({ orderId: order.id, kind: err.kind, status: err.status }, "order status read failed");
   }
-  if (order.state === "paid") return; // the submit job drives paid orders; this was a hint
+  if (order.state === "paid") return; // the step (`pay`) drives paid orders; this was a hint
   await flagStuckIfLate(ctx, order);
   return backoff(ctx, order.times.pending, pollMsOf(ctx.config));
 }

@@ -75,7 +75,7 @@ export interface LifecycleTiming {
   referralBonus?: boolean;
 }
 
-/** The expiry a draft was created with (quote.ts), which its expire job was scheduled at. */
+/** The expiry a draft was created with (quote.ts), which its step was scheduled at. */
 function draftExpiry(order: Order, timing: LifecycleTiming): number | undefined {
   const made = order.times.draft;
   return made === undefined ? undefined : made + timing.quoteTtlMs;

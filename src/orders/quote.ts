@@ -79,13 +79,13 @@ async function callCreate(
   return result;
 }
 
-/** A draft younger than this keeps its expiry when quoted: its expire job and index entry stand. */
+/** A draft younger than this keeps its expiry when quoted: its step (the expiry) and index entry stand. */
 const DRAFT_EXPIRY_KEPT_MS = 5_000;
 
 /**
  * When a quote made now from `draft` expires: QUOTE_TTL_SECONDS from now, or the draft's own
  * expiry when the draft was made moments ago (`create` answered at once), which saves moving its
- * expire job and its place in the chat's open quotes for a difference of milliseconds.
+ * step (the expiry) and its place in the chat's open quotes for a difference of milliseconds.
  */
 function quoteExpiry(ctx: EngineContext, draft: Order): number {
   const now = ctx.now();
