@@ -17,12 +17,11 @@ import {
   finalSentAt,
   finalTextRe,
   hangingPays,
-  jobsByType,
   LEASE_MS,
   type LogSink,
-  ordersWithStep,
   PAY_ENDPOINT,
   type Purchase,
+  paidOrdersSettled,
   type Row,
   rand,
   readOrder,
@@ -189,19 +188,8 @@ export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]
     // Settle: every paid order final (or stuck) and no notification, refund or pay work left.
     const states = new Map<string, StoredOrder | null>();
     const settleStart = Date.now();
-    const settled = await settle(async () => {
-      for (const p of paid) states.set(p.orderId, await readOrder(stack.client, stack.prefix, p.orderId));
-      const done = [...states.values()].every((o) => o && (FINAL_STATES.includes(o.state) || o.stuck));
-      if (!done) return false;
-      const jobs = await jobsByType(stack.client, stack.prefix);
-      const settledIds = [...states.entries()]
-        .filter(([, o]) => o && FINAL_STATES.includes(o.state))
-        .map(([id]) => id);
-      return (
-        ["submit", "track", "final", "refund", "card"].every((t) => !jobs.get(t)) &&
-        (await ordersWithStep(stack.client, stack.prefix, settledIds)) === 0
-      );
-    }, opts.settleMs);
+    const ids = paid.map((p) => p.orderId);
+    const settled = await settle(() => paidOrdersSettled(stack, ids, states), opts.settleMs);
     const settleMs = Date.now() - settleStart;
 
     const byState = new Map<string, number>();

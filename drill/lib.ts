@@ -403,6 +403,25 @@ export function finalMessages(texts: Map<number, string[]>, chatId: number, orde
 }
 
 /** Work still waiting or running, by type: jobs (`submit`, `track`, …) and outgoing messages (`final`, `card`, `alert`). */
+/**
+ * Reads the paid orders `orderIds` into `states` and says whether they have settled: each final or
+ * flagged stuck, no `pay`, poll, notification, refund or card update left in the schedule or the
+ * outgoing queue, and no next step left for a final one.
+ */
+export async function paidOrdersSettled(
+  { client: redis, prefix }: { client: Redis; prefix: string },
+  orderIds: string[],
+  states: Map<string, StoredOrder | null>,
+): Promise<boolean> {
+  for (const id of orderIds) states.set(id, await readOrder(redis, prefix, id));
+  const final = (o: StoredOrder | null) => o !== null && FINAL_STATES.includes(o.state);
+  if (![...states.values()].every((o) => final(o) || o?.stuck)) return false;
+  const jobs = await jobsByType(redis, prefix);
+  if (!["submit", "track", "final", "refund", "card"].every((t) => !jobs.get(t))) return false;
+  const settledIds = [...states.entries()].filter(([, o]) => final(o)).map(([id]) => id);
+  return (await ordersWithStep(redis, prefix, settledIds)) === 0;
+}
+
 /** How many of `orderIds` still have their next step (`step:<id>`: expiry, pay, polling) in the schedule. */
 export async function ordersWithStep(redis: Redis, prefix: string, orderIds: string[]): Promise<number> {
   if (orderIds.length === 0) return 0;

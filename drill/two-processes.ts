@@ -22,15 +22,13 @@ import {
   finalMessages,
   finalSentAt,
   hangingPays,
-  jobsByType,
   type LogSink,
-  ordersWithStep,
   orderTimes,
   PAY_ENDPOINT,
   type Purchase,
+  paidOrdersSettled,
   type Row,
   rand,
-  readOrder,
   type StoredOrder,
   secs,
   sentTexts,
@@ -154,19 +152,8 @@ export async function twoProcessDrill(opts: TwoProcessOptions, sink: LogSink): P
         .filter((p): p is { user: (typeof users)[number]; orderId: string } => p.orderId !== undefined),
     ];
     const states = new Map<string, StoredOrder | null>();
-    const settled = await settle(async () => {
-      for (const p of paid) states.set(p.orderId, await readOrder(stack.client, stack.prefix, p.orderId));
-      const done = [...states.values()].every((o) => o && (FINAL_STATES.includes(o.state) || o.stuck));
-      if (!done) return false;
-      const jobs = await jobsByType(stack.client, stack.prefix);
-      const settledIds = [...states.entries()]
-        .filter(([, o]) => o && FINAL_STATES.includes(o.state))
-        .map(([id]) => id);
-      return (
-        ["submit", "track", "final", "refund", "card"].every((t) => !jobs.get(t)) &&
-        (await ordersWithStep(stack.client, stack.prefix, settledIds)) === 0
-      );
-    }, opts.settleMs);
+    const ids = paid.map((p) => p.orderId);
+    const settled = await settle(() => paidOrdersSettled(stack, ids, states), opts.settleMs);
 
     const notFinal = paid.filter((p) => {
       const o = states.get(p.orderId);
