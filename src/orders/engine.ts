@@ -20,7 +20,7 @@ import {
 } from "./context.js";
 import { DepositGuard } from "./deposit-guard.js";
 import { DepositPull } from "./deposit-pull.js";
-import { type HintSlots, onDeliveryHint, Retry, runJob, TAKEN_OFF } from "./handlers.js";
+import { Retry, runJob, TAKEN_OFF } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
@@ -32,6 +32,7 @@ import { onPaymentHint, startProviderPayment } from "./provider-checkout.js";
 import { quote } from "./quote.js";
 import type { RetentionSettings } from "./retention.js";
 import { recentSpending } from "./spending.js";
+import { type HintSlots, onDeliveryHint } from "./steps.js";
 import { type Effect, type HeldJob, OrderStore } from "./store.js";
 import { applyResellerOrder, recheck } from "./tracking.js";
 import type { Notifier, Order, ProviderRail } from "./types.js";

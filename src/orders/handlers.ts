@@ -1,22 +1,18 @@
-import { ResellerApiError } from "../reseller/errors.js";
-
 export { Retry, TAKEN_OFF } from "./job-retry.js";
 
-import { checkBalance, noteResellerError } from "./alerts.js";
-import { type EngineContext, pollMsOf, transition } from "./context.js";
+import { checkBalance } from "./alerts.js";
+import type { EngineContext } from "./context.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
 import { encodeJob, type Job } from "./jobs.js";
-import { alertMessage, finalMessage, isQuoteExpired, TRACKED_STATES } from "./lifecycle.js";
-import { rubToKopecks } from "./pricing.js";
+import { alertMessage, finalMessage } from "./lifecycle.js";
 import { claimPromo, releasePromo } from "./promo-checkout.js";
 import { pollProviderPayments } from "./provider-checkout.js";
 import { type RefundRoute, refundRoute, refundsAutomatically } from "./rails.js";
 import { creditReferralBonus } from "./referral-bonus.js";
 import { type RetentionSettings, sweepArchive } from "./retention.js";
-import { noteSpending } from "./spending.js";
+import { expire, nextStep, submitPay, track } from "./steps.js";
 import type { Effect } from "./store.js";
-import { applyResellerOrder, flagStuckIfLate } from "./tracking.js";
-import { FINAL_STATES, type Order, type RefundState } from "./types.js";
+import type { Order, RefundState } from "./types.js";
 import { settleWalletPayment } from "./wallet-checkout.js";
 import type { HeldLease } from "./worker.js";
 
@@ -90,32 +86,6 @@ export async function runJob(
   }
 }
 
-/**
- * An order's next step (jobs.ts `step`), by the state it is in now: the quote's expiry, `pay`, or a
- * status poll. Other states have none: the write that moved the order there took the step off.
- */
-export async function nextStep(
-  ctx: EngineContext,
-  order: Order,
-  member: string,
-  held: HeldLease,
-): Promise<Retry | typeof TAKEN_OFF | undefined> {
-  switch (order.state) {
-    case "draft":
-    case "quoted":
-      return expire(ctx, order);
-    case "paid":
-      // Claimed as due (the quote's expiry, say) just before the payment's write moved the step to
-      // the process that recorded it: `pay` is that process's, so this one leaves the step alone.
-      if (held.claimed && !(await ctx.store.jobs.holds(member, held.lease))) return TAKEN_OFF;
-      return submitPay(ctx, order);
-    case "pending":
-      return track(ctx, order);
-    default:
-      return undefined;
-  }
-}
-
 /** The periodic archive sweep (retention.ts); an archive this process does not have drops the job. */
 async function archiveSweep(
   ctx: EngineContext,
@@ -130,129 +100,6 @@ async function archiveSweep(
     ctx.log.error({ err, dir: retention.archive.dir }, "archive sweep failed; orders stay in Redis");
     return new Retry(ctx.now() + Math.min(retention.everyMs, 5 * 60_000));
   }
-}
-
-/** `pay` for a paid order: charged once per custom_id by the reseller, so retries are safe. */
-async function submitPay(ctx: EngineContext, order: Order): Promise<Retry | typeof TAKEN_OFF | undefined> {
-  if (order.state !== "paid") {
-    ctx.payAnswers.release(order.id);
-    return;
-  }
-  const { reseller } = ctx;
-  try {
-    const paid = await reseller.payOrder(order.id);
-    // The customer's answer to their payment may be waiting for this: then it shows the card.
-    const cardShown = ctx.payAnswers.cover(order.id);
-    let moved: Awaited<ReturnType<typeof transition>> = { won: false, order: null };
-    try {
-      moved = await transition(
-        ctx,
-        order.id,
-        ["paid"],
-        "pending",
-        () => ({
-          chargedKopecks: rubToKopecks(paid.priceChargedRub),
-          resellerStatus: paid.status,
-        }),
-        { cardShown },
-      );
-    } finally {
-      if (cardShown) ctx.payAnswers.settle(order.id, moved.won ? moved.order : null);
-    }
-    await noteSpending(ctx, moved);
-    ctx.balanceSoon();
-    // The `pending` write took this job off the schedule (lifecycle.ts): nothing left to finish.
-    return moved.won ? TAKEN_OFF : undefined;
-  } catch (err) {
-    ctx.payAnswers.release(order.id);
-    if (!(err instanceof ResellerApiError)) throw err;
-    await noteResellerError(ctx, err);
-    if (err.transient || err.kind === "auth") {
-      ctx.log.warn(
-        { orderId: order.id, kind: err.kind, status: err.status },
-        "pay not accepted yet, will retry",
-      );
-      await flagStuckIfLate(ctx, order);
-      return backoff(ctx, order.times.paid, 1000);
-    }
-    // A refusal may also mean "already paid" (a lost answer to an earlier pay): ask what happened.
-    const remote = await reseller.getOrder(order.id).catch(() => null);
-    if (remote && ["pending", "delivered", "failed"].includes(remote.status)) {
-      await transition(ctx, order.id, ["paid"], "pending", () => ({ resellerStatus: remote.status }));
-      await applyResellerOrder(ctx, order.id, remote);
-      return;
-    }
-    let balanceRub: number | null = null;
-    if (err.kind === "insufficient_funds") {
-      balanceRub = await reseller
-        .balance()
-        .then((b) => b.balanceRub)
-        .catch(() => null);
-    }
-    await transition(ctx, order.id, ["paid"], "rejected", () => ({
-      errorMessage: err.message,
-      resellerStatus: remote?.status,
-      rejectReason: err.kind,
-      rejectBalanceRub: balanceRub ?? undefined,
-    }));
-  }
-}
-
-/** Polls a pending order, backing off from POLL_INTERVAL_SECONDS to 60 s. */
-/** Delivery hints whose re-read runs at once in this process; beyond this they wait for a worker. */
-export interface HintSlots {
-  free: number;
-}
-
-/**
- * A delivery webhook's hint: the order is re-read from the reseller (the source of truth) now, in
- * the background, so the reseller is answered at once. Nothing is written for the hint itself: the
- * order's own step (its status polls) stays scheduled, so if this process dies meanwhile, polling
- * finds the result; the final transition takes that step off. With every slot busy (a flood of
- * webhooks) a `track` job is made due now instead, for the workers to run. False when the order is
- * unknown or not awaiting delivery.
- */
-export async function onDeliveryHint(
-  ctx: EngineContext,
-  orderId: string,
-  slots: HintSlots,
-): Promise<boolean> {
-  // This process's copy will do when it is tracked (it wrote `pending`, usually): the re-read's write
-  // checks the version. A copy in another state may be behind, so that one is read afresh.
-  const order = await ctx.store.latest(orderId, (o) => TRACKED_STATES.includes(o.state));
-  if (!order || !TRACKED_STATES.includes(order.state)) return false;
-  if (slots.free <= 0) {
-    return ctx.store.kick(orderId, encodeJob({ type: "track", orderId }), [...TRACKED_STATES]);
-  }
-  slots.free -= 1;
-  void track(ctx, order)
-    .catch((err) => ctx.log.warn({ err, orderId }, "re-reading a delivered order failed; its next poll will"))
-    .finally(() => {
-      slots.free += 1;
-    });
-  return true;
-}
-
-async function track(ctx: EngineContext, order: Order): Promise<Retry | undefined> {
-  if (!TRACKED_STATES.includes(order.state)) return;
-  try {
-    const remote = await ctx.reseller.getOrder(order.id);
-    const after = await applyResellerOrder(ctx, order.id, remote);
-    if (after && FINAL_STATES.includes(after.state)) return;
-  } catch (err) {
-    if (!(err instanceof ResellerApiError)) throw err;
-    await noteResellerError(ctx, err);
-    ctx.log.warn({ orderId: order.id, kind: err.kind, status: err.status }, "order status read failed");
-  }
-  if (order.state === "paid") return; // the step (`pay`) drives paid orders; this was a hint
-  await flagStuckIfLate(ctx, order);
-  return backoff(ctx, order.times.pending, pollMsOf(ctx.config));
-}
-
-async function expire(ctx: EngineContext, order: Order): Promise<Retry | undefined> {
-  if (order.state !== "quoted" && order.state !== "draft") return;
-  if (!isQuoteExpired(order, ctx.now())) return new Retry(order.expiresAt ?? ctx.now());
-  await transition(ctx, order.id, ["quoted", "draft"], "expired");
 }
 
 /** One payment to give back: the order's own or a second payment for it. */

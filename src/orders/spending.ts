@@ -4,7 +4,7 @@ import type { Order } from "./types.js";
 
 /**
  * What the deposit paid out lately: one counter per UTC day (keys.ts, `spend:<day>`), added to
- * when `pay` is accepted (handlers.ts) with the charge the reseller reported (the wholesale price
+ * when `pay` is accepted (steps.ts) with the charge the reseller reported (the wholesale price
  * when it reported none). Reading the last 7 days is 7 GETs, whatever the number of orders.
  *
  * Counted once per order: only the process whose transition to `pending` won adds it. A crash

@@ -45,7 +45,7 @@ export interface HeldLease {
   /**
    * Claimed from the schedule, rather than written leased to this process by its own write
    * (`adopt`): a job claimed as due may have been moved by a write since, which a job that acts
-   * by its order's state checks before acting (handlers.ts `nextStep`).
+   * by its order's state checks before acting (steps.ts `nextStep`).
    */
   readonly claimed: boolean;
 }

@@ -1,9 +1,10 @@
 import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { EngineContext } from "../../src/orders/context.js";
-import { nextStep, TAKEN_OFF } from "../../src/orders/handlers.js";
+import { TAKEN_OFF } from "../../src/orders/job-retry.js";
 import { encodeJob } from "../../src/orders/jobs.js";
 import { JobSchedule } from "../../src/orders/schedule.js";
+import { nextStep } from "../../src/orders/steps.js";
 import { order } from "../helpers/orders.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
 
