@@ -68,13 +68,13 @@ export class JobSchedule {
     return (await this.scripts["renewJob-1"](this.key, member, lease, newLease)) === 1;
   }
 
-  /** Schedules a job unconditionally (ZADD). */
   /** Whether `member` still stands at `lease` (no write or other worker has moved it since). */
   async holds(member: string, lease: number): Promise<boolean> {
     const score = await this.redis.zscore(this.key, member);
     return score !== null && Number(score) === lease;
   }
 
+  /** Schedules a job unconditionally (ZADD). */
   async schedule(member: string, dueAt: number): Promise<void> {
     await this.redis.zadd(this.key, dueAt, member);
   }

@@ -90,8 +90,8 @@ export class JobWorker extends BackgroundLoop {
   }
 
   /**
-   * This process took `member` off the schedule (an order write moved on: a quote paid, a pending
-   * order settled): the worker need not wake for it. Without this, every status poll that a webhook
+   * This process took `member` off the schedule (an order write moved on: a quote expired or
+   * cancelled, a pending order settled): the worker need not wake for it. Without this, every status poll that a webhook
    * made unnecessary cost an empty look at its due time.
    */
   forget(member: string): void {
