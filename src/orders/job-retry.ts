@@ -6,10 +6,11 @@ export class Retry {
 }
 
 /**
- * A job's answer "done, and the order write that finished me took me off the schedule already"
- * (the write's `cancel` effect): the worker has nothing left to finish, which saves a script call.
+ * A job's answer "done, and my schedule entry is no longer mine to finish": the order write that
+ * ended this run took it off or moved it on (an order's step, from `pay` to its first poll), or
+ * another lease holds it now. The worker leaves the entry as it stands, which saves a script call.
  */
-export const TAKEN_OFF = Symbol("taken off the schedule by the job's own write");
+export const TAKEN_OFF = Symbol("the schedule entry is not this run's to finish");
 
 const MAX_BACKOFF_MS = 60_000;
 

@@ -73,7 +73,7 @@ export async function submitPay(
     }
     await noteSpending(ctx, moved);
     ctx.balanceSoon();
-    // The `pending` write took this job off the schedule (lifecycle.ts): nothing left to finish.
+    // The `pending` write moved the step on to the first poll (lifecycle.ts): nothing left to finish.
     return moved.won ? TAKEN_OFF : undefined;
   } catch (err) {
     ctx.payAnswers.release(order.id);

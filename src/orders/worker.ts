@@ -21,8 +21,8 @@ export interface WorkerOptions {
   log: Logger;
   now: () => number;
   /**
-   * Runs one job; a number is "run it again at that time (ms)", null "done, and already off the
-   * schedule" (the job's own write removed it: there is nothing to finish).
+   * Runs one job; a number is "run it again at that time (ms)", null "done, and the entry is not
+   * this run's to finish" (the job's own write removed or moved it, or another lease holds it).
    */
   run(member: string, held: HeldLease): Promise<number | undefined | null>;
   /** Called when a job ends: done, to be retried, or failed (retried after a pause). */
