@@ -60,6 +60,7 @@ const ms3 = (a: number, b: number, c: number) =>
 const of = (n: number, total: number) => `${fmt(n, 0)} of ${fmt(total, 0)}`;
 const mb1 = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MB`;
 const ratio = (a: number, b: number) => `×${fmt(a / b, 1)}`;
+const pct = (share: number) => `${fmt(share * 100, 0)} %`;
 
 function rushRows(r: RushResult, f: FloorResult): string[][] {
   return [
@@ -86,6 +87,12 @@ function rushRows(r: RushResult, f: FloorResult): string[][] {
       "  counting only until the last answer",
       `${fmt(r.cpuPerUpdateAnsweringMs, 2)} ms (${ratio(r.cpuPerUpdateAnsweringMs, f.cpuPerUpdateMs)})`,
       "",
+      "",
+    ],
+    [
+      "  of it on the main thread (the rest: V8's helpers, mostly GC)",
+      pct(r.mainThreadShare),
+      pct(f.mainThreadShare),
       "",
     ],
     [

@@ -107,17 +107,29 @@ const CLK_TCK = (() => {
   return Number.isFinite(n) && n > 0 ? n : 100;
 })();
 
-/** CPU time (user + system, ms) a process has used so far, from /proc/<pid>/stat; NaN once it is gone. */
-export function processCpuMs(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
+/** User + system CPU time (ms) from a /proc stat file; NaN when it cannot be read (the process is gone). */
+function statCpuMs(path: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(path, "utf8");
     // Fields after the command name "(…)": state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
   } catch {
     return Number.NaN;
   }
+}
+
+/** CPU time (user + system, ms) a process has used so far, all its threads; NaN once it is gone. */
+export function processCpuMs(pid: number | undefined): number {
+  return pid === undefined ? Number.NaN : statCpuMs(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU time (ms) of a process's main thread alone, where its JavaScript runs; the rest of
+ * {@link processCpuMs} is V8's helper threads (garbage collection, compilation) and libuv's pool.
+ */
+export function mainThreadCpuMs(pid: number | undefined): number {
+  return pid === undefined ? Number.NaN : statCpuMs(`/proc/${pid}/task/${pid}/stat`);
 }
 
 /** Resident set size (VmRSS, bytes) of a process now; NaN once it is gone. */

@@ -12,6 +12,7 @@ import {
   commandStats,
   diffStats,
   logTally,
+  mainThreadCpuMs,
   percentile,
   processCpuMs,
   processRssSampler,
@@ -49,6 +50,8 @@ export interface RushResult {
   cpuPerUpdateMs: number;
   /** Bot CPU from the first /start until the last answer (payments taken), per update. */
   cpuPerUpdateAnsweringMs: number;
+  /** Of `cpuMs`, the share of the main thread (JavaScript); the rest is V8's helper threads, mostly garbage collection. */
+  mainThreadShare: number;
   peakRssBytes: number;
   /** INFO commandstats diff (commands inside Lua scripts included), our INFO calls excluded. */
   redisCommands: number;
@@ -81,6 +84,8 @@ export interface FloorResult {
   answerP99Ms: number;
   cpuMs: number;
   cpuPerUpdateMs: number;
+  /** Of `cpuMs`, the share of the main thread. */
+  mainThreadShare: number;
   peakRssBytes: number;
   seconds: number;
 }
@@ -157,6 +162,7 @@ export async function shopRush(customers: number, opts: { warmUp?: number } = {}
     const rss = processRssSampler(pid);
     const cpu = cpuTimeline(pid);
     const cpuBefore = processCpuMs(pid);
+    const mainBefore = mainThreadCpuMs(pid);
     const t0 = performance.now();
     // Patience after paying: every final message and card update goes through the ~29/s queue.
     const followMs = 60_000 + ((customers * 4) / 29) * 1000;
@@ -178,6 +184,7 @@ export async function shopRush(customers: number, opts: { warmUp?: number } = {}
     );
     const end = performance.now();
     const cpuAfter = processCpuMs(pid);
+    const mainAfter = mainThreadCpuMs(pid);
     cpu.stop();
     const peakRssBytes = rss.stop();
     const statsAfter = await commandStats(stack.client);
@@ -206,6 +213,7 @@ export async function shopRush(customers: number, opts: { warmUp?: number } = {}
       cpuMs: cpuAfter - cpuBefore,
       cpuPerUpdateMs: (cpuAfter - cpuBefore) / Math.max(1, updates),
       cpuPerUpdateAnsweringMs: (cpu.at(lastAnswer) - cpuBefore) / Math.max(1, updates),
+      mainThreadShare: (mainAfter - mainBefore) / (cpuAfter - cpuBefore),
       peakRssBytes,
       redisCommands,
       redisCommandsPerOrder: perOrder(redisCommands),
@@ -280,10 +288,12 @@ export async function floorRush(
     const users = newUsers(customers);
     const rss = processRssSampler(pid);
     const cpuBefore = processCpuMs(pid);
+    const mainBefore = mainThreadCpuMs(pid);
     const t0 = performance.now();
     const times = await rush(users);
     const seconds = (performance.now() - t0) / 1000;
     const cpuMs = processCpuMs(pid) - cpuBefore;
+    const mainThreadShare = (mainThreadCpuMs(pid) - mainBefore) / cpuMs;
     const peakRssBytes = rss.stop();
     const all = times.flat();
     return {
@@ -295,6 +305,7 @@ export async function floorRush(
       answerP99Ms: percentile(all, 99),
       cpuMs,
       cpuPerUpdateMs: cpuMs / Math.max(1, all.length),
+      mainThreadShare,
       peakRssBytes,
       seconds,
     };
