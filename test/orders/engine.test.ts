@@ -157,6 +157,40 @@ describe("orders engine", () => {
     expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
   });
 
+  it("runs the pays of 40 payments recorded at once in the process that recorded them: none goes through the shared schedule", async () => {
+    const hh = await harness({ config: { pollIntervalSeconds: 60 } });
+    const handedOver: string[] = [];
+    const jobs = hh.engine.store.jobs;
+    const finish = jobs.finish.bind(jobs);
+    jobs.finish = (member, lease, rescheduleAt) => {
+      handedOver.push(member);
+      return finish(member, lease, rescheduleAt);
+    };
+    const quoted = await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const customer = newCustomer();
+        const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+        return { order, customer };
+      }),
+    );
+    // A rush's payments: each paid write holds its order's step for this process, which runs `pay`
+    // at once. A worker without room for them all would hand the rest to the schedule, where any
+    // worker claims them (a claim, a lease check and a card update of their own each).
+    await Promise.all(
+      quoted.map(({ order, customer }) =>
+        hh.engine.markPaid(order.id, {
+          userId: customer.userId,
+          currency: "XTR",
+          totalAmount: order.amount!,
+          telegramChargeId: `stxCharge${++chargeSeq}`,
+        }),
+      ),
+    );
+    for (const { order } of quoted) await finalState(hh, order.id);
+    expect(handedOver.filter((m) => m.startsWith("step:"))).toEqual([]);
+    for (const { order } of quoted) expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
+  });
+
   it("returns the same order when a quote is repeated for one intent", async () => {
     const hh = await harness();
     const input = { orderId: newOrderId(), item: sampleItems().stars!, customer: newCustomer() };
