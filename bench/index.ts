@@ -60,7 +60,8 @@ const ms3 = (a: number, b: number, c: number) =>
 const of = (n: number, total: number) => `${fmt(n, 0)} of ${fmt(total, 0)}`;
 const mb1 = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MB`;
 const ratio = (a: number, b: number) => `×${fmt(a / b, 1)}`;
-const pct = (share: number) => `${fmt(share * 100, 0)} %`;
+/** A share of the CPU, shown when the CPU was enough for per-thread times (10 ms ticks) to tell. */
+const threadShare = (share: number, cpuMs: number) => (cpuMs >= 500 ? `${fmt(share * 100, 0)} %` : "—");
 
 function rushRows(r: RushResult, f: FloorResult): string[][] {
   return [
@@ -91,8 +92,8 @@ function rushRows(r: RushResult, f: FloorResult): string[][] {
     ],
     [
       "  of it on the main thread (the rest: V8's helpers, mostly GC)",
-      pct(r.mainThreadShare),
-      pct(f.mainThreadShare),
+      threadShare(r.mainThreadShare, r.cpuMs),
+      threadShare(f.mainThreadShare, f.cpuMs),
       "",
     ],
     [
