@@ -55,6 +55,18 @@ async function finalState(hh: EngineHarness, id: string, states: Order["state"][
   );
 }
 
+/** The schedule members the engine's workers finish (hand back to the schedule), as they happen. */
+function jobsFinished(hh: EngineHarness): string[] {
+  const finished: string[] = [];
+  const jobs = hh.engine.store.jobs;
+  const finish = jobs.finish.bind(jobs);
+  jobs.finish = (member, lease, rescheduleAt) => {
+    finished.push(member);
+    return finish(member, lease, rescheduleAt);
+  };
+  return finished;
+}
+
 describe("orders engine", () => {
   it.each(Object.entries(sampleItems()))(
     "takes a %s order from quote through pay and webhook to delivered, notifying once",
@@ -142,13 +154,7 @@ describe("orders engine", () => {
 
   it("moves the order's step from pay to tracking with the pending write: nothing is left for pay's run to finish", async () => {
     const hh = await harness({ config: { pollIntervalSeconds: 60 } });
-    const finished: string[] = [];
-    const jobs = hh.engine.store.jobs;
-    const finish = jobs.finish.bind(jobs);
-    jobs.finish = (member, lease, rescheduleAt) => {
-      finished.push(member);
-      return finish(member, lease, rescheduleAt);
-    };
+    const finished = jobsFinished(hh);
     const { order } = await quoteAndPay(hh);
     await finalState(hh, order.id);
     expect(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${order.id}`)).toBeNull();
@@ -159,13 +165,8 @@ describe("orders engine", () => {
 
   it("runs the pays of 40 payments recorded at once in the process that recorded them: none goes through the shared schedule", async () => {
     const hh = await harness({ config: { pollIntervalSeconds: 60 } });
-    const handedOver: string[] = [];
-    const jobs = hh.engine.store.jobs;
-    const finish = jobs.finish.bind(jobs);
-    jobs.finish = (member, lease, rescheduleAt) => {
-      handedOver.push(member);
-      return finish(member, lease, rescheduleAt);
-    };
+    // A held job the worker has no room for is finished at once: handed to the schedule.
+    const handedOver = jobsFinished(hh);
     const quoted = await Promise.all(
       Array.from({ length: 40 }, async () => {
         const customer = newCustomer();
