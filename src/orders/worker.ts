@@ -50,6 +50,9 @@ export interface HeldLease {
   readonly claimed: boolean;
 }
 
+/** The worker's own copy of a running job's lease: renewals move `lease` on. */
+type RunningLease = { -readonly [K in keyof HeldLease]: HeldLease[K] };
+
 /** Default lease of a claimed job. */
 export const JOB_LEASE_MS = 10_000;
 
@@ -68,10 +71,7 @@ export class JobWorker extends BackgroundLoop {
   private upcoming: { member: string; dueAt: number }[] = [];
   /** Of {@link upcoming}, those this process's own writes have taken off the schedule since. */
   private readonly gone = new Set<string>();
-  private readonly inFlight = new Map<
-    string,
-    { held: { lease: number; claimed: boolean }; done: Promise<void> }
-  >();
+  private readonly inFlight = new Map<string, { held: RunningLease; done: Promise<void> }>();
 
   constructor(private readonly opts: WorkerOptions) {
     super();
@@ -91,8 +91,8 @@ export class JobWorker extends BackgroundLoop {
 
   /**
    * This process took `member` off the schedule (an order write moved on: a quote expired or
-   * cancelled, a pending order settled): the worker need not wake for it. Without this, every status poll that a webhook
-   * made unnecessary cost an empty look at its due time.
+   * cancelled, a pending order settled): the worker need not wake for it. Without this, every
+   * status poll that a webhook made unnecessary cost an empty look at its due time.
    */
   forget(member: string): void {
     if (this.upcoming.some((u) => u.member === member)) this.gone.add(member);
@@ -183,7 +183,7 @@ export class JobWorker extends BackgroundLoop {
   }
 
   private begin(member: string, lease: number, claimed: boolean): void {
-    const held = { lease, claimed };
+    const held: RunningLease = { lease, claimed };
     const done = this.handle(member, held).finally(() => {
       // A worker that was full may take more now.
       const wasFull = this.inFlight.size >= this.opts.concurrency;
@@ -193,7 +193,7 @@ export class JobWorker extends BackgroundLoop {
     this.inFlight.set(member, { held, done });
   }
 
-  private async handle(member: string, held: { lease: number; claimed: boolean }): Promise<void> {
+  private async handle(member: string, held: RunningLease): Promise<void> {
     const { jobs, log, now, leaseMs } = this.opts;
     // A job can outlast its lease (a slow reseller, Telegram's limits): keep extending it while it
     // runs so no other worker starts it a second time. Only a dead process stops renewing. One
