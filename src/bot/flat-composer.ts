@@ -24,41 +24,8 @@ export class FlatComposer<C extends Context> extends Composer<C> {
     super();
     const list: Entry<C>[] = middleware.map((mw) => ({ run: toFn(mw) }));
     this.list = list;
-    this.run = (ctx, next) => {
-      // Filters that do not match are skipped in this loop: no closure, no promise.
-      const step = (from: number): Promise<void> => {
-        for (let i = from; i < list.length; i++) {
-          const entry = list[i] as Entry<C>;
-          if (entry.when) {
-            let ok: MaybePromise<boolean>;
-            try {
-              ok = entry.when(ctx);
-            } catch (err) {
-              return Promise.reject(err);
-            }
-            if (ok instanceof Promise) return ok.then((v) => (v ? call(entry.run, i) : step(i + 1)));
-            if (!ok) continue;
-          }
-          return call(entry.run, i);
-        }
-        return next();
-      };
-      const call = (mw: MiddlewareFn<C>, i: number): Promise<void> => {
-        let called = false;
-        const onward: NextFunction = () => {
-          if (called) return Promise.reject(new Error("`next` already called before!"));
-          called = true;
-          return step(i + 1);
-        };
-        try {
-          // The same promise when the middleware returned one (no new promise per level).
-          return Promise.resolve(mw(ctx, onward)) as Promise<void>;
-        } catch (err) {
-          return Promise.reject(err);
-        }
-      };
-      return step(0);
-    };
+    // One object per update and list; the only closure made on the way is each called middleware's `next`.
+    this.run = (ctx, next) => new Walk(list, ctx, next).from(0);
   }
 
   override middleware(): MiddlewareFn<C> {
@@ -111,6 +78,55 @@ type MaybePromise<T> = T | Promise<T>;
 interface Entry<C extends Context> {
   when?: (ctx: C) => MaybePromise<boolean>;
   run: MiddlewareFn<C>;
+}
+
+/**
+ * One update's way through one list. Filters that do not match are skipped in the loop of
+ * `from`: no closure, no promise.
+ */
+class Walk<C extends Context> {
+  constructor(
+    private readonly list: readonly Entry<C>[],
+    private readonly ctx: C,
+    private readonly next: NextFunction,
+  ) {}
+
+  from(start: number): Promise<void> {
+    const { list, ctx } = this;
+    for (let i = start; i < list.length; i++) {
+      const entry = list[i] as Entry<C>;
+      if (entry.when) {
+        let ok: MaybePromise<boolean>;
+        try {
+          ok = entry.when(ctx);
+        } catch (err) {
+          return Promise.reject(err);
+        }
+        if (ok instanceof Promise) {
+          const at = i;
+          return ok.then((v) => (v ? this.call(entry.run, at) : this.from(at + 1)));
+        }
+        if (!ok) continue;
+      }
+      return this.call(entry.run, i);
+    }
+    return this.next();
+  }
+
+  private call(mw: MiddlewareFn<C>, i: number): Promise<void> {
+    let called = false;
+    const onward: NextFunction = () => {
+      if (called) return Promise.reject(new Error("`next` already called before!"));
+      called = true;
+      return this.from(i + 1);
+    };
+    try {
+      // The same promise when the middleware returned one (no new promise per level).
+      return Promise.resolve(mw(this.ctx, onward)) as Promise<void>;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
 }
 
 /** A middleware object is asked for its function at every call, as grammY does: it may change. */
