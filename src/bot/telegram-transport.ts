@@ -1,4 +1,5 @@
 import { Pool } from "undici";
+import { requestWhole } from "../http-client/read-whole.js";
 import { CHAT_SEND_METHODS, type TelegramHolds } from "./telegram-holds.js";
 
 /**
@@ -74,19 +75,18 @@ export function createTelegramTransport(holds: TelegramHolds): TelegramTransport
     }
     const headers = { ...((init?.headers as Record<string, string> | undefined) ?? {}) };
     delete headers.connection; // undici manages connections; the header is not allowed here
-    const res = await poolFor(url.origin).request({
+    const res = await requestWhole(poolFor(url.origin), url.origin, {
       path: url.pathname + url.search,
       method: (init?.method ?? "GET") as "GET" | "POST",
       headers,
       body: init?.body as string | undefined,
       signal: init?.signal ?? undefined,
     });
-    const text = await res.body.text();
-    if (res.statusCode === 429) {
-      const retryAfter = retryAfterOf(text);
+    if (res.status === 429) {
+      const retryAfter = retryAfterOf(res.text);
       if (retryAfter !== undefined) holds.note(sends ? (chat ?? chatOf(init?.body)) : undefined, retryAfter);
     }
-    return answer(res.statusCode, text);
+    return answer(res.status, res.text);
   };
 
   return {

@@ -1,4 +1,6 @@
-import { type Dispatcher, Pool } from "undici";
+import type { IncomingHttpHeaders } from "node:http";
+import { Pool } from "undici";
+import { requestWhole } from "./read-whole.js";
 import { truncate } from "./redact.js";
 import type { AttemptFailure, AttemptOutcome } from "./retry.js";
 
@@ -59,7 +61,7 @@ export interface JsonRequest {
 
 export interface JsonResponse {
   status: number;
-  headers: Dispatcher.ResponseData["headers"];
+  headers: IncomingHttpHeaders;
   /** The raw text of the body. */
   text: string;
   /** The parsed JSON, or the text (cut to 2000 characters) when it is not JSON. */
@@ -72,16 +74,15 @@ export interface JsonResponse {
  * timeouts and the caller's signal bound it; any of them, or a network error, makes it throw.
  */
 export async function requestJson(pool: Pool, base: ApiBase, req: JsonRequest): Promise<JsonResponse> {
-  const res = await pool.request({
-    origin: base.origin,
+  const res = await requestWhole(pool, base.origin, {
     method: req.method,
     path: base.prefix + req.path,
     headers: req.headers,
     body: req.body,
     signal: req.signal,
+    onStatus: req.onStatus,
   });
-  req.onStatus?.(res.statusCode);
-  const text = await res.body.text();
+  const text = res.text;
   let body: unknown = truncate(text, 2_000);
   let parsed = false;
   try {
@@ -90,7 +91,7 @@ export async function requestJson(pool: Pool, base: ApiBase, req: JsonRequest): 
   } catch {
     // Not JSON: kept as (truncated) text for the error.
   }
-  return { status: res.statusCode, headers: res.headers, text, body, parsed };
+  return { status: res.status, headers: res.headers, text, body, parsed };
 }
 
 /** What the client makes of an answer: its result, or a failure it classified. */
