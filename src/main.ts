@@ -81,7 +81,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
   holds.start();
   const transport = createTelegramTransport(holds);
   const notifierApi = new Api(config.botToken, { apiRoot: config.telegramApiRoot, fetch: transport.fetch });
-  configureApi(notifierApi, { metrics });
+  configureApi(notifierApi, { metrics, transport });
   const notifier = createNotifier({ api: notifierApi, config, logger, redis });
 
   const customers = new CustomerRegistry(redis, config.redisPrefix, LOCALES);

@@ -105,7 +105,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
     botInfo: opts.botInfo,
     client: { apiRoot: config.telegramApiRoot, fetch: transport.fetch },
   });
-  configureApi(bot.api, { metrics: deps.metrics });
+  configureApi(bot.api, { metrics: deps.metrics, transport });
   // Payments are recorded as soon as a batch of updates arrives, before it can be confirmed.
   recordPolledPayments(bot.api, deps.orders);
 

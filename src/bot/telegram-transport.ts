@@ -1,24 +1,33 @@
+import { HttpError, InputFile, type Transformer } from "grammy";
 import { Pool } from "undici";
 import { requestWhole } from "../http-client/read-whole.js";
 import { CHAT_SEND_METHODS, type TelegramHolds } from "./telegram-holds.js";
 
 /**
- * The bot's HTTP client for the Bot API, handed to grammY as the client's `fetch`: requests go
- * over a keep-alive undici pool per API root (Node's global fetch builds WHATWG requests,
- * streams and abort signals per call, which was the largest CPU cost per update), a send into a
- * chat first waits out a standing 429 hold, and a 429 answer records its `retry_after` for
- * every process (telegram-holds.ts); @grammyjs/auto-retry then repeats the call.
+ * The bot's HTTP client for the Bot API. Requests go over a keep-alive undici pool per API root,
+ * a send into a chat first waits out a standing 429 hold, and a 429 answer records its
+ * `retry_after` for every process (telegram-holds.ts); @grammyjs/auto-retry then repeats the call.
  *
- * Being the client's `fetch`, it also serves the Api objects conversations build from the
- * client options, and counts each real request once (a transformer inside a conversation would
- * also run on every replay). grammY reads only `json()` of the answer.
+ * It serves grammY in two ways:
+ * - `direct(token)`: an API transformer installed first on an Api (bot/api.ts), so it stands
+ *   where grammY's own request would: it sends the call's JSON itself. grammY's request builds
+ *   an abort controller, a timer and three promises per call, which in a rush was a steady share
+ *   of the bot's garbage and CPU per update. Uploads (an `InputFile` anywhere in the payload) go
+ *   on to grammY's request.
+ * - `fetch`: the client's `fetch`, for those uploads and for the Api objects conversations build
+ *   from the client options (their calls are logged for replay, so they must keep grammY's
+ *   request beneath the conversation's own transformer). grammY reads only `json()` of the answer.
  */
 export interface TelegramTransport {
   fetch: typeof fetch;
+  /** The transformer that sends an Api's calls itself; install it before any other. */
+  direct(token: string, apiRoot?: string): Transformer;
   close(): Promise<void>;
 }
 
 type Chat = number | string;
+
+const DEFAULT_API_ROOT = "https://api.telegram.org";
 
 function chatOf(body: unknown): Chat | undefined {
   if (typeof body !== "string") return undefined;
@@ -30,10 +39,14 @@ function chatOf(body: unknown): Chat | undefined {
   }
 }
 
-function retryAfterOf(text: string): number | undefined {
+function retryAfterOf(answer: unknown): number | undefined {
+  const v = (answer as { parameters?: { retry_after?: unknown } } | null)?.parameters?.retry_after;
+  return typeof v === "number" ? v : undefined;
+}
+
+function parsed(text: string): unknown {
   try {
-    const v = (JSON.parse(text) as { parameters?: { retry_after?: unknown } }).parameters?.retry_after;
-    return typeof v === "number" ? v : undefined;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
@@ -51,6 +64,30 @@ function answer(status: number, text: string): Response {
   return res as unknown as Response;
 }
 
+/** Whether grammY must upload this payload as multipart form data (its own test, payload.ts). */
+function hasUpload(value: unknown): boolean {
+  if (value instanceof InputFile) return true;
+  if (typeof value !== "object" || value === null) return false;
+  for (const v of Object.values(value)) {
+    if (v instanceof InputFile) return true;
+    if (typeof v === "object" && v !== null && hasUpload(v)) return true;
+  }
+  return false;
+}
+
+const dropNulls = (_key: string, v: unknown) => v ?? undefined;
+
+/**
+ * JSON of a payload the way grammY writes it: `null` values are left out. A replacer makes
+ * `JSON.stringify` several times slower, so it is used only when the plain text has a null.
+ */
+function payloadJson(payload: unknown): string {
+  const plain = JSON.stringify(payload);
+  return plain.includes("null") ? JSON.stringify(payload, dropNulls) : plain;
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
 export function createTelegramTransport(holds: TelegramHolds): TelegramTransport {
   const pools = new Map<string, Pool>();
   const poolFor = (origin: string) => {
@@ -62,35 +99,87 @@ export function createTelegramTransport(holds: TelegramHolds): TelegramTransport
     return pool;
   };
 
+  /**
+   * One request: waits out a hold on its chat first (`chat` is asked only when a hold stands or
+   * Telegram said 429), and records the `retry_after` of a 429.
+   */
+  const request = async (
+    origin: string,
+    path: string,
+    method: string,
+    init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+    chat: () => Chat | undefined,
+  ): Promise<{ status: number; text: string }> => {
+    const sends = CHAT_SEND_METHODS.has(method);
+    if (sends && holds.any) await holds.wait(chat());
+    const res = await requestWhole(poolFor(origin), origin, {
+      path,
+      method: init.method as "GET" | "POST",
+      headers: init.headers,
+      body: init.body,
+      signal: init.signal,
+    });
+    if (res.status === 429) {
+      const retryAfter = retryAfterOf(parsed(res.text));
+      if (retryAfter !== undefined) holds.note(sends ? chat() : undefined, retryAfter);
+    }
+    return res;
+  };
+
   const fetchFn = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     const href = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     const url = new URL(href);
     const method = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
-    const sends = CHAT_SEND_METHODS.has(method);
-    // The chat is looked up only when it matters: a hold stands, or Telegram said 429.
-    let chat: Chat | undefined;
-    if (sends && holds.any) {
-      chat = chatOf(init?.body);
-      await holds.wait(chat);
-    }
     const headers = { ...((init?.headers as Record<string, string> | undefined) ?? {}) };
     delete headers.connection; // undici manages connections; the header is not allowed here
-    const res = await requestWhole(poolFor(url.origin), url.origin, {
-      path: url.pathname + url.search,
-      method: (init?.method ?? "GET") as "GET" | "POST",
-      headers,
-      body: init?.body as string | undefined,
-      signal: init?.signal ?? undefined,
-    });
-    if (res.status === 429) {
-      const retryAfter = retryAfterOf(res.text);
-      if (retryAfter !== undefined) holds.note(sends ? (chat ?? chatOf(init?.body)) : undefined, retryAfter);
-    }
+    const body = init?.body as string | undefined;
+    const res = await request(
+      url.origin,
+      url.pathname + url.search,
+      method,
+      { method: init?.method ?? "GET", headers, body, signal: init?.signal ?? undefined },
+      () => chatOf(body),
+    );
     return answer(res.status, res.text);
+  };
+
+  const direct = (token: string, apiRoot = DEFAULT_API_ROOT): Transformer => {
+    const root = new URL(apiRoot);
+    const base = `${root.pathname.replace(/\/$/, "")}/bot${token}/`;
+    return async (prev, method, payload, signal) => {
+      if (hasUpload(payload)) return prev(method, payload, signal);
+      let res: { status: number; text: string };
+      let data: unknown;
+      try {
+        res = await request(
+          root.origin,
+          base + method,
+          method,
+          {
+            method: "POST",
+            headers: JSON_HEADERS,
+            body: payloadJson(payload ?? {}),
+            // grammY types it as its polyfill's signal; undici takes either kind.
+            signal: signal as AbortSignal | undefined,
+          },
+          () => {
+            const id = (payload as { chat_id?: unknown } | undefined)?.chat_id;
+            return typeof id === "number" || typeof id === "string" ? id : undefined;
+          },
+        );
+        data = JSON.parse(res.text) as unknown;
+      } catch (err) {
+        // As grammY's request reports it: the method, never the URL (it holds the token).
+        throw new HttpError(`Network request for '${method}' failed!`, err);
+      }
+      // Telegram's answer as grammY's request returns it: { ok, result } or { ok: false, error_code, … }.
+      return data as Awaited<ReturnType<typeof prev>>;
+    };
   };
 
   return {
     fetch: fetchFn as typeof fetch,
+    direct,
     async close() {
       // In-flight requests get a moment to finish; whatever still hangs is cut off.
       await Promise.allSettled(

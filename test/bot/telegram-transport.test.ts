@@ -1,0 +1,106 @@
+import { createServer } from "node:net";
+import { Api, GrammyError, HttpError, InputFile } from "grammy";
+import { describe, expect, it } from "vitest";
+import { startTelegramEmulator } from "../../sandbox/telegram/index.js";
+import { configureApi } from "../../src/bot/api.js";
+import { TelegramHolds } from "../../src/bot/telegram-holds.js";
+import { createTelegramTransport } from "../../src/bot/telegram-transport.js";
+import { createLogger } from "../../src/logger.js";
+import { uniquePrefix } from "../helpers/redis.js";
+
+const logger = createLogger({ level: "silent" });
+const token = "123456:TransportTestToken";
+
+/** An Api as the bot builds one (bot/index.ts, main.ts), with its client's fetch counted. */
+function api(apiRoot: string, holds = new TelegramHolds(undefined, uniquePrefix("transport"), logger)) {
+  const transport = createTelegramTransport(holds);
+  let fetched = 0;
+  const fetch = ((...args: Parameters<typeof transport.fetch>) => {
+    fetched++;
+    return transport.fetch(...args);
+  }) as typeof transport.fetch;
+  const a = new Api(token, { apiRoot, fetch });
+  configureApi(a, { transport });
+  return { api: a, holds, transport, fetched: () => fetched };
+}
+
+describe("the Telegram transport", () => {
+  it("sends JSON calls itself, leaves out nulls as grammY does, and hands uploads to grammY's request", async () => {
+    const emulator = await startTelegramEmulator({ token });
+    const t = api(emulator.apiRoot);
+    // A chat exists once its customer has written to the bot.
+    await emulator.user({ id: 501, username: "transport_buyer", languageCode: "en" }).sendText("/start");
+    try {
+      const sent = await t.api.sendMessage(501, "hello", {
+        // A null grammY would not send; Telegram refuses some of them.
+        reply_markup: null as unknown as undefined,
+      });
+      expect(sent.text).toBe("hello");
+      const call = emulator.calls("sendMessage").at(-1)!;
+      expect(call.payload).toMatchObject({ chat_id: 501, text: "hello" });
+      expect(call.payload).not.toHaveProperty("reply_markup");
+      // Not through the client's fetch (grammY's request with its abort controller and timer).
+      expect(t.fetched()).toBe(0);
+
+      // An upload is multipart: grammY builds it, the transport's fetch carries it.
+      await t.api.sendDocument(501, new InputFile(Buffer.from("a,b\n1,2\n"), "rows.csv"), {
+        caption: "rows",
+      });
+      expect(t.fetched()).toBe(1);
+      expect(emulator.calls("sendDocument").at(-1)?.payload).toMatchObject({ caption: "rows" });
+
+      // Telegram's refusals come back as grammY's errors, as from its own request.
+      const refused = await t.api.sendMessage(999_999, "nobody").catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(GrammyError);
+    } finally {
+      await t.transport.close();
+      await emulator.close();
+    }
+  });
+
+  it("records a 429's retry_after as a hold on the chat, and the retry goes through after it", async () => {
+    const emulator = await startTelegramEmulator({
+      token,
+      rateLimits: { globalPerSecond: 30, perChatPerSecond: 1 },
+    });
+    const t = api(emulator.apiRoot);
+    await emulator.user({ id: 502, username: "held_transport_buyer", languageCode: "en" }).sendText("/start");
+    try {
+      const before = Date.now();
+      await t.api.sendMessage(502, "first");
+      // Refused with 429 by the emulator, held, and sent again by auto-retry after the hold.
+      const second = await t.api.sendMessage(502, "second");
+      expect(second.text).toBe("second");
+      expect(t.holds.until(502)).toBeGreaterThan(before);
+      expect(t.holds.until(503)).toBe(0);
+      expect(emulator.stats().rateLimited).toBeGreaterThanOrEqual(1);
+      expect(t.fetched()).toBe(0);
+    } finally {
+      await t.transport.close();
+      await emulator.close();
+    }
+  });
+
+  it("reports a failed request as grammY's HttpError naming the method, never the token", async () => {
+    // A port nothing listens on.
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const transport = createTelegramTransport(
+      new TelegramHolds(undefined, uniquePrefix("transport"), logger),
+    );
+    const a = new Api(token, { apiRoot: `http://127.0.0.1:${port}`, fetch: transport.fetch });
+    a.config.use(transport.direct(token, `http://127.0.0.1:${port}`));
+    try {
+      const err = await a.getMe().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HttpError);
+      expect(String((err as Error).message)).toContain("'getMe'");
+      expect(String((err as Error).message)).not.toContain(token);
+    } finally {
+      await transport.close();
+    }
+  });
+});
