@@ -247,7 +247,9 @@ export async function floorRush(
 ): Promise<FloorResult> {
   const updatesPerCustomer = opts.updatesPerCustomer ?? UPDATES_PER_PURCHASE;
   const emulator = await startTelegramEmulator({ token: BOT_TOKEN });
-  const child = spawn(process.execPath, [fileURLToPath(compileForNode("./bare-bot.ts"))], {
+  // BENCH_FLOOR_NODE_FLAGS profiles the floor the way BENCH_BOT_NODE_FLAGS profiles the shop.
+  const flags = (process.env.BENCH_FLOOR_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...flags, fileURLToPath(compileForNode("./bare-bot.ts"))], {
     env: { PATH: process.env.PATH ?? "", BOT_TOKEN, TELEGRAM_API_ROOT: emulator.apiRoot },
     stdio: ["ignore", "pipe", "pipe"],
   });
