@@ -29,14 +29,15 @@ type Chat = number | string;
 
 const DEFAULT_API_ROOT = "https://api.telegram.org";
 
+/** The chat a call's payload names, if any. */
+function chatIdOf(payload: unknown): Chat | undefined {
+  const id = (payload as { chat_id?: unknown } | null | undefined)?.chat_id;
+  return typeof id === "number" || typeof id === "string" ? id : undefined;
+}
+
+/** The chat a call's JSON body names, if any. */
 function chatOf(body: unknown): Chat | undefined {
-  if (typeof body !== "string") return undefined;
-  try {
-    const id = (JSON.parse(body) as { chat_id?: unknown }).chat_id;
-    return typeof id === "number" || typeof id === "string" ? id : undefined;
-  } catch {
-    return undefined;
-  }
+  return typeof body === "string" ? chatIdOf(parsed(body)) : undefined;
 }
 
 function retryAfterOf(answer: unknown): number | undefined {
@@ -148,10 +149,9 @@ export function createTelegramTransport(holds: TelegramHolds): TelegramTransport
     const base = `${root.pathname.replace(/\/$/, "")}/bot${token}/`;
     return async (prev, method, payload, signal) => {
       if (hasUpload(payload)) return prev(method, payload, signal);
-      let res: { status: number; text: string };
       let data: unknown;
       try {
-        res = await request(
+        const res = await request(
           root.origin,
           base + method,
           method,
@@ -162,10 +162,7 @@ export function createTelegramTransport(holds: TelegramHolds): TelegramTransport
             // grammY types it as its polyfill's signal; undici takes either kind.
             signal: signal as AbortSignal | undefined,
           },
-          () => {
-            const id = (payload as { chat_id?: unknown } | undefined)?.chat_id;
-            return typeof id === "number" || typeof id === "string" ? id : undefined;
-          },
+          () => chatIdOf(payload),
         );
         data = JSON.parse(res.text) as unknown;
       } catch (err) {
