@@ -29,7 +29,7 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import type http from "node:http";
 import { actOutSilentFault, FaultList, replyUnlessLost } from "../kit/faults.js";
-import { pushBounded, type Reply, readBody, sendJson } from "../kit/http.js";
+import { deadline, pushBounded, type Reply, readBody, sendJson } from "../kit/http.js";
 import { createSandboxServer } from "../kit/server.js";
 
 export interface CryptoPaySandboxOptions {
@@ -348,17 +348,20 @@ export async function startCryptoPaySandbox(opts: CryptoPaySandboxOptions): Prom
     let status: number | null = null;
     for (let attempt = 1; attempt <= attempts && !closed; attempt++) {
       status = null;
+      const limit = deadline(server.signal, UPDATE_TIMEOUT_MS);
       try {
         const res = await fetch(url, {
           method: "POST",
           headers: { "content-type": "application/json", "crypto-pay-api-signature": signature },
           body,
-          signal: AbortSignal.any([server.signal, AbortSignal.timeout(UPDATE_TIMEOUT_MS)]),
+          signal: limit.signal,
         });
         await res.arrayBuffer().catch(() => undefined);
         status = res.status;
       } catch {
         status = null;
+      } finally {
+        limit.clear();
       }
       pushBounded(updates, { invoiceId: inv.invoice_id, attempt, status, signature, body });
       if (status !== null && status >= 200 && status < 300) break;

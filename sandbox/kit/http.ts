@@ -68,3 +68,27 @@ export function pushBounded<T>(log: T[], item: T, max = 10_000): void {
   log.push(item);
   if (log.length > max) log.splice(0, log.length - max);
 }
+
+/**
+ * A signal that aborts with `parent` or after `ms`, whichever comes first; `clear` stops its
+ * timer once the request is over. Not `AbortSignal.any([parent, AbortSignal.timeout(ms)])`: on
+ * Node 20 the combined signal holds the timeout's signal only weakly, and a garbage collection
+ * before it fires leaves the request waiting for ever (a webhook to a bot that never answers).
+ */
+export function deadline(parent: AbortSignal, ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`timed out after ${ms} ms`, "TimeoutError")),
+    ms,
+  );
+  const onParent = () => controller.abort(parent.reason);
+  if (parent.aborted) controller.abort(parent.reason);
+  else parent.addEventListener("abort", onParent, { once: true });
+  return {
+    signal: controller.signal,
+    clear() {
+      clearTimeout(timer);
+      parent.removeEventListener("abort", onParent);
+    },
+  };
+}

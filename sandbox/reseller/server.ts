@@ -34,7 +34,7 @@ import type http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RESELLER_PRODUCTS } from "../../src/reseller/types.js";
 import { actOutSilentFault, FaultList, replyUnlessLost } from "../kit/faults.js";
-import { parseJsonBody, pushBounded, readBody, requestTarget } from "../kit/http.js";
+import { deadline, parseJsonBody, pushBounded, readBody, requestTarget } from "../kit/http.js";
 import { createSandboxServer } from "../kit/server.js";
 import {
   findPackage,
@@ -429,18 +429,21 @@ export async function startResellerSandbox(opts: SandboxOptions): Promise<Resell
     const raw = webhookBody(e);
     const attempt = ++e.webhookAttempts;
     let status: number | null = null;
+    const limit = deadline(server.signal, WEBHOOK_ATTEMPT_TIMEOUT_MS);
     try {
       const res = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", "x-signature": signWebhook(opts.webhookSecret!, raw) },
         body: raw,
         redirect: "manual",
-        signal: AbortSignal.any([server.signal, AbortSignal.timeout(WEBHOOK_ATTEMPT_TIMEOUT_MS)]),
+        signal: limit.signal,
       });
       status = res.status;
       await res.body?.cancel().catch(() => {});
     } catch {
       status = null;
+    } finally {
+      limit.clear();
     }
     pushBounded(webhookLog, { customId: e.order.customId, attempt, status, url });
     return status;

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { deadline } from "../kit/http.js";
 import { EmulatorCore, scopeKey, unixNow } from "./core.js";
 import { Customer } from "./customer.js";
 import { Group } from "./group.js";
@@ -215,6 +216,7 @@ class Emulator implements TelegramEmulator {
         await this.pause(60_000);
         continue;
       }
+      const limit = deadline(this.deliveryAbort.signal, WEBHOOK_TIMEOUT_MS);
       try {
         const response = await fetch(hook.url, {
           method: "POST",
@@ -223,15 +225,16 @@ class Emulator implements TelegramEmulator {
             ...(hook.secretToken ? { "x-telegram-bot-api-secret-token": hook.secretToken } : {}),
           },
           body: JSON.stringify(update),
-          signal: AbortSignal.any([this.deliveryAbort.signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]),
+          signal: limit.signal,
         });
-        const text = await response.text();
+        const text = await response.text().finally(() => limit.clear());
         if (!response.ok)
           throw new Error(`Wrong response from the webhook: ${response.status} ${response.statusText}`);
         core.pending = core.pending.filter((u) => u !== update);
         failures = 0;
         await this.runWebhookReply(text);
       } catch (error) {
+        limit.clear();
         if (core.closed) return;
         hook.lastError = { date: unixNow(), message: error instanceof Error ? error.message : String(error) };
         await this.pause(WEBHOOK_RETRY_MS[Math.min(failures, WEBHOOK_RETRY_MS.length - 1)]!);

@@ -34,7 +34,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { actOutSilentFault, FaultList, replyUnlessLost } from "../kit/faults.js";
-import { parseJsonBody, pushBounded, type Reply, readBody, requestTarget } from "../kit/http.js";
+import { deadline, parseJsonBody, pushBounded, type Reply, readBody, requestTarget } from "../kit/http.js";
 import { createSandboxServer } from "../kit/server.js";
 
 export interface YooKassaSandboxOptions {
@@ -269,17 +269,20 @@ export async function startYooKassaSandbox(opts: YooKassaSandboxOptions): Promis
     const run = async () => {
       for (let attempt = 1; attempt <= NOTIFY_ATTEMPTS && !closed; attempt++) {
         let status: number | null = null;
+        const limit = deadline(server.signal, 10_000);
         try {
           const res = await fetch(url, {
             method: "POST",
             headers: { "content-type": "application/json" },
             body: text,
-            signal: AbortSignal.any([server.signal, AbortSignal.timeout(10_000)]),
+            signal: limit.signal,
           });
           status = res.status;
           await res.arrayBuffer().catch(() => undefined);
         } catch {
           status = null;
+        } finally {
+          limit.clear();
         }
         pushBounded(sent, { event, paymentId, objectId, attempt, status, url });
         if (status !== null && status >= 200 && status < 300) return;
