@@ -28,12 +28,16 @@ export async function deliverMessage(
     return tellReferrer(ctx, message.chatId, message.orderId);
   }
   if (message.kind === "bcast") return ctx.broadcasts?.deliver(message.chatId, message.broadcastId, signal);
-  // What a delivered order's card shows does not change any more: the copy this process read for
-  // the final message, or wrote when the order was delivered, renders it without another read.
-  const order =
+  // A settled order changes no more but for its final message's mark: the copy this process wrote
+  // when the order settled (or read since) renders the final message while it shows none sent, and
+  // a delivered order's card. Any other copy may be behind and is read again. Only a process that
+  // held this message's lease sends it and marks it sent, and the lease is offered again only when
+  // its holder died or stopped renewing it, so a copy without the mark is behind only then.
+  const order = await ctx.store.latest(message.orderId, (o) =>
     message.kind === "card"
-      ? await ctx.store.latest(message.orderId, (o) => o.state === "delivered")
-      : await ctx.store.get(message.orderId);
+      ? o.state === "delivered"
+      : message.kind === "final" && NOTIFIED_STATES.includes(o.state) && o.finalNotifiedAt === undefined,
+  );
   // The lease was lost meanwhile: the process that holds the message now sends it.
   if (!order || signal?.aborted) return;
   switch (message.kind) {
