@@ -161,6 +161,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     replicaWait: opts.replicaWait,
     holdJobsMs: jobLeaseMs,
     onHeld,
+    onSpendingError: (err) =>
+      log.warn({ err }, "deposit spending not counted yet; tried again with the next charge"),
   });
   const balanceEveryMs = opts.balanceCheckIntervalMs ?? 10 * 60_000;
   const log = opts.logger.child({ component: "orders" });
@@ -337,6 +339,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     async stop(timeoutMs = 10_000) {
       if (!worker.isRunning) return;
       await Promise.all([worker.stop(timeoutMs), dispatcher.stop(timeoutMs), depositPull.stop()]);
+      await store.spending.flush();
       log.info("orders engine stopped");
     },
     onDeliveryHint: (orderId) => onDeliveryHint(ctx, orderId, hintSlots),

@@ -7,9 +7,11 @@ import type { Order } from "./types.js";
  * when `pay` is accepted (steps.ts) with the charge the reseller reported (the wholesale price
  * when it reported none). Reading the last 7 days is 7 GETs, whatever the number of orders.
  *
- * Counted once per order: only the process whose transition to `pending` won adds it. A crash
- * between that transition and the addition leaves the charge uncounted: the forecast is a
- * little optimistic then, never a charge counted twice.
+ * Counted once per order: only the process whose transition to `pending` won adds it. A process
+ * gathers its charges for up to {@link SPENDING_FLUSH_MS} and adds them in one command, so a rush
+ * of orders costs a few commands, not one per order; its own reads count what it has not written
+ * yet, and stopping writes it. A crash loses what was gathered: the forecast is a little
+ * optimistic then, never a charge counted twice.
  */
 
 /** Days the pace is measured over: today (so far) and the 6 days before it. */
@@ -17,6 +19,8 @@ export const SPENDING_WINDOW_DAYS = 7;
 const DAY_MS = 24 * 3600_000;
 /** A day's counter outlives the window a little, then Redis drops it. */
 const COUNTER_TTL_SECONDS = (SPENDING_WINDOW_DAYS + 3) * 24 * 3600;
+/** How long a process gathers charges before adding them to the day's counter. */
+export const SPENDING_FLUSH_MS = 2000;
 
 export interface RecentSpending {
   /** Deposit spent in the window, kopecks. */
@@ -29,36 +33,83 @@ export interface RecentSpending {
 export class DailySpending {
   /** The counter this process made sure of (it exists with its lifetime). */
   private dayMade: string | undefined;
+  /** Kopecks gathered per day and not written yet, with the counter's lifetime. */
+  private readonly gathered = new Map<string, { kopecks: number; ttlSeconds: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keyOf: (day: string) => string,
+    private readonly onError: (err: unknown) => void = () => {},
   ) {}
 
-  /** Adds `kopecks` to the deposit spent on `day` (UTC, `YYYY-MM-DD`); the counter expires after `ttlSeconds`. */
-  async add(day: string, kopecks: number, ttlSeconds: number): Promise<void> {
-    const key = this.keyOf(day);
-    if (this.dayMade === key) {
-      await this.redis.incrby(key, kopecks);
-      return;
-    }
-    // The day's first charge in this process makes sure the counter has its lifetime (SET NX EX
-    // leaves one made by another process alone); later ones only add.
-    const rows = await this.redis.pipeline().set(key, 0, "EX", ttlSeconds, "NX").incrby(key, kopecks).exec();
-    for (const [err] of rows ?? []) if (err) throw err;
-    this.dayMade = key;
+  /**
+   * Adds `kopecks` to the deposit spent on `day` (UTC, `YYYY-MM-DD`), written within
+   * {@link SPENDING_FLUSH_MS} together with the other charges of that time; the counter expires
+   * after `ttlSeconds`.
+   */
+  add(day: string, kopecks: number, ttlSeconds: number): void {
+    const now = this.gathered.get(day);
+    this.gathered.set(day, { kopecks: (now?.kopecks ?? 0) + kopecks, ttlSeconds });
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, SPENDING_FLUSH_MS);
+    this.timer.unref();
   }
 
-  /** The deposit spent on each of `days` (UTC, `YYYY-MM-DD`), kopecks; 0 for a day without a counter. */
+  /** Writes what was gathered now (the engine's stop; tests). A failed write is kept for the next one. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const batch = [...this.gathered];
+    this.gathered.clear();
+    this.writing = this.writing.then(() => this.write(batch));
+    return this.writing;
+  }
+
+  private async write(batch: [string, { kopecks: number; ttlSeconds: number }][]): Promise<void> {
+    for (const [day, { kopecks, ttlSeconds }] of batch) {
+      const key = this.keyOf(day);
+      try {
+        if (this.dayMade === key) {
+          await this.redis.incrby(key, kopecks);
+        } else {
+          // The day's first charge in this process makes sure the counter has its lifetime (SET NX
+          // EX leaves one made by another process alone); later ones only add.
+          const rows = await this.redis
+            .pipeline()
+            .set(key, 0, "EX", ttlSeconds, "NX")
+            .incrby(key, kopecks)
+            .exec();
+          for (const [err] of rows ?? []) if (err) throw err;
+          this.dayMade = key;
+        }
+      } catch (err) {
+        this.onError(err);
+        // Counted again with the next charge: a write that failed added nothing.
+        this.add(day, kopecks, ttlSeconds);
+      }
+    }
+  }
+
+  /**
+   * The deposit spent on each of `days` (UTC, `YYYY-MM-DD`), kopecks, with what this process
+   * gathered and has not written yet; 0 for a day without a counter.
+   */
   async of(days: readonly string[]): Promise<number[]> {
     const pipe = this.redis.pipeline();
     for (const day of days) pipe.get(this.keyOf(day));
     const rows = (await pipe.exec()) ?? [];
-    return days.map((_, i) => {
+    return days.map((day, i) => {
       const [err, value] = rows[i] ?? [null, null];
       if (err) throw err;
       const n = Number(value ?? 0);
-      return Number.isSafeInteger(n) && n > 0 ? n : 0;
+      return (Number.isSafeInteger(n) && n > 0 ? n : 0) + (this.gathered.get(day)?.kopecks ?? 0);
     });
   }
 }
@@ -69,16 +120,14 @@ export function utcDay(ms: number): string {
 }
 
 /** Counts the deposit charge of an order that `pay` just moved to `pending` (this process won the move). */
-export async function noteSpending(
-  ctx: Pick<EngineContext, "store" | "now" | "log">,
+export function noteSpending(
+  ctx: Pick<EngineContext, "store" | "now">,
   moved: { won: boolean; order: Order | null },
-): Promise<void> {
+): void {
   if (!moved.won || !moved.order) return;
   const kopecks = moved.order.chargedKopecks ?? moved.order.wholesaleKopecks ?? 0;
   if (!Number.isSafeInteger(kopecks) || kopecks <= 0) return;
-  await ctx.store.spending
-    .add(utcDay(ctx.now()), kopecks, COUNTER_TTL_SECONDS)
-    .catch((err) => ctx.log.warn({ err, orderId: moved.order?.id }, "deposit spending not counted"));
+  ctx.store.spending.add(utcDay(ctx.now()), kopecks, COUNTER_TTL_SECONDS);
 }
 
 /** The deposit spent today and in the 6 days before (UTC), and the time that covers. */

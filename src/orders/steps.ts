@@ -71,7 +71,7 @@ export async function submitPay(
     } finally {
       if (cardShown) ctx.payAnswers.settle(order.id, moved.won ? moved.order : null);
     }
-    await noteSpending(ctx, moved);
+    noteSpending(ctx, moved);
     ctx.balanceSoon();
     // The `pending` write moved the step on to the first poll (lifecycle.ts): nothing left to finish.
     return moved.won ? TAKEN_OFF : undefined;

@@ -91,11 +91,13 @@ export class OrderStore extends OrderLists {
       holdJobsMs?: number;
       /** Called after a write with the jobs it wrote leased to this process, for it to run them. */
       onHeld?: (jobs: HeldJob[]) => void;
+      /** A write of the day's spending failed (spending.ts); it is tried again with the next charge. */
+      onSpendingError?: (err: unknown) => void;
     } = {},
   ) {
     super(redis, orderKeys(prefix), opts.now ?? Date.now);
     this.jobs = new JobSchedule(redis, this.keys.jobs);
-    this.spending = new DailySpending(redis, this.keys.spendDay);
+    this.spending = new DailySpending(redis, this.keys.spendDay, opts.onSpendingError);
     this.outgoing = opts.outgoing;
     this.onEffects = opts.onEffects;
     this.replicaWait = opts.replicaWait;

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forecastRunway, RUNWAY_MAX_DAYS } from "../../src/orders/runway.js";
 import { recentSpending, utcDay } from "../../src/orders/spending.js";
 import { OrderStore } from "../../src/orders/store.js";
-import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { eventually } from "../helpers/recording-notifier.js";
+import { testRedis, uniquePrefix, watchCommands } from "../helpers/redis.js";
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -58,10 +59,11 @@ describe("deposit spending per day", () => {
   it("sums today and the 6 days before, over 6 days plus today so far, and expires the counters", async () => {
     const store = new OrderStore(redis, uniquePrefix("spend"));
     const now = Date.UTC(2026, 10, 23, 6); // 06:00 UTC
-    await store.spending.add(utcDay(now), 1_000, 3600);
-    await store.spending.add(utcDay(now), 250, 3600);
-    await store.spending.add(utcDay(now - 6 * DAY), 4_000, 3600);
-    await store.spending.add(utcDay(now - 7 * DAY), 99_999, 3600); // a day too old
+    store.spending.add(utcDay(now), 1_000, 3600);
+    store.spending.add(utcDay(now), 250, 3600);
+    store.spending.add(utcDay(now - 6 * DAY), 4_000, 3600);
+    store.spending.add(utcDay(now - 7 * DAY), 99_999, 3600); // a day too old
+    await store.spending.flush();
     expect(await recentSpending(store.spending, now)).toEqual({
       spentKopecks: 5_250,
       windowMs: 6 * DAY + 6 * HOUR,
@@ -71,5 +73,45 @@ describe("deposit spending per day", () => {
       spentKopecks: 0,
       windowMs: 6 * DAY + 6 * HOUR,
     });
+  });
+
+  it("adds a process's charges of a few seconds in one command, counting them in its own reads before", async () => {
+    const store = new OrderStore(redis, uniquePrefix("spend"));
+    const now = Date.UTC(2026, 10, 23, 6);
+    const key = store.keys.spendDay(utcDay(now));
+    const writes: string[] = [];
+    watchCommands(redis, (command) => {
+      if (command.args.map(String).includes(key)) writes.push(command.name);
+    });
+    for (let i = 0; i < 50; i++) store.spending.add(utcDay(now), 100, 3600);
+    // Not written yet, and still this process's spending.
+    expect(await redis.get(key)).toBeNull();
+    expect((await recentSpending(store.spending, now)).spentKopecks).toBe(5_000);
+    await eventually(async () => (await redis.get(key)) === "5000", 5000, "the gathered charges written");
+    expect(writes.filter((w) => w !== "get")).toEqual(["set", "incrby"]);
+    expect((await recentSpending(store.spending, now)).spentKopecks).toBe(5_000);
+    // A later batch only adds.
+    for (let i = 0; i < 10; i++) store.spending.add(utcDay(now), 10, 3600);
+    await store.spending.flush();
+    expect(await redis.get(key)).toBe("5100");
+    expect(writes.filter((w) => w !== "get")).toEqual(["set", "incrby", "incrby"]);
+  });
+
+  it("keeps charges whose write failed and adds them with the next write", async () => {
+    const broken = testRedis();
+    const errors: unknown[] = [];
+    const prefix = uniquePrefix("spend");
+    const store = new OrderStore(broken, prefix, { onSpendingError: (err) => errors.push(err) });
+    const now = Date.UTC(2026, 10, 23, 6);
+    store.spending.add(utcDay(now), 700, 3600);
+    broken.disconnect();
+    await store.spending.flush();
+    expect(errors.length).toBeGreaterThan(0);
+    expect((await recentSpending(new OrderStore(redis, prefix).spending, now)).spentKopecks).toBe(0);
+    await broken.connect();
+    store.spending.add(utcDay(now), 300, 3600);
+    await store.spending.flush();
+    expect(await redis.get(store.keys.spendDay(utcDay(now)))).toBe("1000");
+    await broken.quit();
   });
 });
