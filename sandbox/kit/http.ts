@@ -1,4 +1,5 @@
 /** Request bodies and JSON replies of the sandboxes' node:http servers. */
+import { setMaxListeners } from "node:events";
 import type http from "node:http";
 
 /** One JSON answer: status, body, and extra headers (e.g. Retry-After). */
@@ -83,7 +84,12 @@ export function deadline(parent: AbortSignal, ms: number): { signal: AbortSignal
   );
   const onParent = () => controller.abort(parent.reason);
   if (parent.aborted) controller.abort(parent.reason);
-  else parent.addEventListener("abort", onParent, { once: true });
+  else {
+    // One listener per request in flight, each removed when it ends: a release sends a thousand
+    // webhooks at once, which is no leak (Node warns from the 11th on).
+    setMaxListeners(0, parent);
+    parent.addEventListener("abort", onParent, { once: true });
+  }
   return {
     signal: controller.signal,
     clear() {

@@ -59,4 +59,22 @@ describe("the sandboxes' request deadline", () => {
       await silent.close();
     }
   });
+
+  it("holds a thousand requests in flight on one signal without a listener warning, and lets go of each", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const stop = new AbortController();
+      const limits = Array.from({ length: 1000 }, () => deadline(stop.signal, 60_000));
+      // Warnings are emitted on the next tick.
+      await new Promise((r) => setTimeout(r, 10));
+      for (const limit of limits) limit.clear();
+      stop.abort();
+      expect(limits.some((l) => l.signal.aborted)).toBe(false);
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });
