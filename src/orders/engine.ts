@@ -161,8 +161,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     replicaWait: opts.replicaWait,
     holdJobsMs: jobLeaseMs,
     onHeld,
-    onSpendingError: (err) =>
-      log.warn({ err }, "deposit spending not counted yet; tried again with the next charge"),
+    onSpendingError: (err) => log.warn({ err }, "deposit spending not written yet; tried again in a moment"),
   });
   const balanceEveryMs = opts.balanceCheckIntervalMs ?? 10 * 60_000;
   const log = opts.logger.child({ component: "orders" });

@@ -50,8 +50,8 @@ export class DailySpending {
    * after `ttlSeconds`.
    */
   add(day: string, kopecks: number, ttlSeconds: number): void {
-    const now = this.gathered.get(day);
-    this.gathered.set(day, { kopecks: (now?.kopecks ?? 0) + kopecks, ttlSeconds });
+    const before = this.gathered.get(day)?.kopecks ?? 0;
+    this.gathered.set(day, { kopecks: before + kopecks, ttlSeconds });
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -91,7 +91,7 @@ export class DailySpending {
         }
       } catch (err) {
         this.onError(err);
-        // Counted again with the next charge: a write that failed added nothing.
+        // Gathered again and written with the next batch: a write that failed added nothing.
         this.add(day, kopecks, ttlSeconds);
       }
     }
@@ -102,6 +102,8 @@ export class DailySpending {
    * gathered and has not written yet; 0 for a day without a counter.
    */
   async of(days: readonly string[]): Promise<number[]> {
+    // A batch being written is in neither place until its write is answered.
+    await this.writing;
     const pipe = this.redis.pipeline();
     for (const day of days) pipe.get(this.keyOf(day));
     const rows = (await pipe.exec()) ?? [];

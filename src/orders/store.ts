@@ -91,7 +91,7 @@ export class OrderStore extends OrderLists {
       holdJobsMs?: number;
       /** Called after a write with the jobs it wrote leased to this process, for it to run them. */
       onHeld?: (jobs: HeldJob[]) => void;
-      /** A write of the day's spending failed (spending.ts); it is tried again with the next charge. */
+      /** A write of the day's spending failed (spending.ts); it is tried again with the next batch. */
       onSpendingError?: (err: unknown) => void;
     } = {},
   ) {
