@@ -575,10 +575,13 @@ describe("operator detail card and its actions", () => {
     const same = await bot.press(OPERATOR_ID, recheck.data, 70);
     expect(OperatorBot.callbackAnswer(same)?.text).toBe("Re-checked: no change (⏳ pending)");
 
-    // No engine polls any more; only the operator's re-check can learn the result.
+    // No engine polls any more, and no delivery webhook comes (the crashed engine's listener would
+    // still take it): only the operator's re-check can learn the result.
     h.crash(h.engine);
+    h.sandbox.setWebhooks("drop");
     expect(h.sandbox.deliverAllNow()).toBe(1);
     const calls = await bot.press(OPERATOR_ID, recheck.data, 70);
+    h.sandbox.setWebhooks("send");
     expect(OperatorBot.callbackAnswer(calls)?.text).toBe("Re-checked: ✅ delivered");
     const after = OperatorBot.one(calls);
     expect(after.method).toBe("editMessageText");
