@@ -216,30 +216,41 @@ class Emulator implements TelegramEmulator {
         await this.pause(60_000);
         continue;
       }
-      const limit = deadline(this.deliveryAbort.signal, WEBHOOK_TIMEOUT_MS);
       try {
-        const response = await fetch(hook.url, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            ...(hook.secretToken ? { "x-telegram-bot-api-secret-token": hook.secretToken } : {}),
-          },
-          body: JSON.stringify(update),
-          signal: limit.signal,
-        });
-        const text = await response.text().finally(() => limit.clear());
+        const { response, text } = await this.post(hook, update);
         if (!response.ok)
           throw new Error(`Wrong response from the webhook: ${response.status} ${response.statusText}`);
         core.pending = core.pending.filter((u) => u !== update);
         failures = 0;
         await this.runWebhookReply(text);
       } catch (error) {
-        limit.clear();
         if (core.closed) return;
         hook.lastError = { date: unixNow(), message: error instanceof Error ? error.message : String(error) };
         await this.pause(WEBHOOK_RETRY_MS[Math.min(failures, WEBHOOK_RETRY_MS.length - 1)]!);
         failures += 1;
       }
+    }
+  }
+
+  /** POSTs one update to the webhook and reads the answer, within WEBHOOK_TIMEOUT_MS. */
+  private async post(
+    hook: NonNullable<EmulatorCore["webhookState"]>,
+    update: unknown,
+  ): Promise<{ response: Response; text: string }> {
+    const limit = deadline(this.deliveryAbort.signal, WEBHOOK_TIMEOUT_MS);
+    try {
+      const response = await fetch(hook.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(hook.secretToken ? { "x-telegram-bot-api-secret-token": hook.secretToken } : {}),
+        },
+        body: JSON.stringify(update),
+        signal: limit.signal,
+      });
+      return { response, text: await response.text() };
+    } finally {
+      limit.clear();
     }
   }
 
