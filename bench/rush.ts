@@ -29,6 +29,12 @@ export const ANSWER_GOAL_MS = 8_000;
 const PATIENCE_MS = 30_000;
 /** Updates of one whole Stars purchase: /start, four taps, pre_checkout_query, successful_payment. */
 export const UPDATES_PER_PURCHASE = 7;
+/**
+ * The shop's Bot API calls for each of those updates: the menu; an answer to the tap and the
+ * next screen, four times (the last screen is the invoice); the pre-checkout answer; the card
+ * saying paid, the final message and the card saying delivered. 13 in all.
+ */
+export const SHOP_CALLS_PER_UPDATE = [1, 2, 2, 2, 2, 1, 3];
 
 export interface RushResult {
   customers: number;
@@ -87,6 +93,8 @@ export interface FloorResult {
   /** Of `cpuMs`, the share of the main thread. */
   mainThreadShare: number;
   peakRssBytes: number;
+  /** Messages the bare bot sent during the rush. */
+  sends: number;
   seconds: number;
 }
 
@@ -243,14 +251,24 @@ export async function shopRush(customers: number, opts: { warmUp?: number } = {}
  */
 export async function floorRush(
   customers: number,
-  opts: { warmUp?: number; updatesPerCustomer?: number } = {},
+  opts: {
+    warmUp?: number;
+    updatesPerCustomer?: number;
+    /** Messages the bare bot sends for each update of a customer (bench/bare-bot.ts `BARE_SENDS`); default one. */
+    sendsPerUpdate?: readonly number[];
+  } = {},
 ): Promise<FloorResult> {
   const updatesPerCustomer = opts.updatesPerCustomer ?? UPDATES_PER_PURCHASE;
   const emulator = await startTelegramEmulator({ token: BOT_TOKEN });
   // BENCH_FLOOR_NODE_FLAGS profiles the floor the way BENCH_BOT_NODE_FLAGS profiles the shop.
   const flags = (process.env.BENCH_FLOOR_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
   const child = spawn(process.execPath, [...flags, fileURLToPath(compileForNode("./bare-bot.ts"))], {
-    env: { PATH: process.env.PATH ?? "", BOT_TOKEN, TELEGRAM_API_ROOT: emulator.apiRoot },
+    env: {
+      PATH: process.env.PATH ?? "",
+      BOT_TOKEN,
+      TELEGRAM_API_ROOT: emulator.apiRoot,
+      BARE_SENDS: (opts.sendsPerUpdate ?? [1]).join(","),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const newUsers = (n: number) =>
@@ -289,6 +307,7 @@ export async function floorRush(
     }
     const users = newUsers(customers);
     const rss = processRssSampler(pid);
+    const sendsBefore = emulator.calls("sendMessage").length;
     const cpuBefore = processCpuMs(pid);
     const mainBefore = mainThreadCpuMs(pid);
     const t0 = performance.now();
@@ -309,6 +328,7 @@ export async function floorRush(
       cpuPerUpdateMs: cpuMs / Math.max(1, all.length),
       mainThreadShare,
       peakRssBytes,
+      sends: emulator.calls("sendMessage").length - sendsBefore,
       seconds,
     };
   } finally {

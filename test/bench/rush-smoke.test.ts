@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { floorRush, SHOP_CALLS_PER_UPDATE, shopRush, UPDATES_PER_PURCHASE } from "../../bench/rush.js";
+
+/**
+ * The short form of `npm run bench`'s rush: the same harness at five customers, so that a change
+ * to the shop or to the harness that breaks the benchmark shows here. It checks what the harness
+ * counts, never how fast anything was.
+ */
+describe("the rush benchmark, five customers", () => {
+  it("walks the shop's whole purchase and both floors, and counts what each did", async () => {
+    const customers = 5;
+    const updates = customers * UPDATES_PER_PURCHASE;
+
+    const floor = await floorRush(customers);
+    expect(floor.withoutAnswer).toBe(0);
+    expect(floor.updates).toBe(updates);
+    expect(floor.sends).toBe(updates);
+
+    // The floor that makes the shop's Bot API calls: 13 messages per purchase, not 7.
+    const calls = await floorRush(customers, { sendsPerUpdate: SHOP_CALLS_PER_UPDATE });
+    expect(calls.withoutAnswer).toBe(0);
+    expect(calls.updates).toBe(updates);
+    expect(calls.sends).toBe(customers * 13);
+
+    const shop = await shopRush(customers);
+    expect(shop.withoutAnswer).toBe(0);
+    expect(shop.updates).toBe(updates);
+    expect(shop.paid).toBe(customers);
+    expect(shop.completed).toBe(customers);
+    expect(shop.cpuMs).toBeGreaterThan(0);
+    expect(shop.redisCommandsPerOrder).toBeGreaterThan(0);
+    expect(shop.clientRoundTripsPerOrder).toBeGreaterThan(0);
+    expect(shop.peakRssBytes).toBeGreaterThan(0);
+  }, 180_000);
+});
