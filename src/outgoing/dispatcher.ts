@@ -124,7 +124,9 @@ export class OutgoingDispatcher extends BackgroundLoop {
         await this.sleeper.sleep(1000);
         continue;
       }
-      for (const { member, waitMs, leaseEnd } of result.taken) this.send(member, waitMs, leaseEnd, now);
+      for (const { member, waitMs, leaseEnd, apart } of result.taken) {
+        this.send(member, waitMs, leaseEnd, now, apart === true);
+      }
       // The reply says when to look again: once half the reserved slots have passed, when a
       // waiting chat is free, or (-1) when something new is queued.
       if (result.wakeMs === 0) continue;
@@ -139,7 +141,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
    * process may be sending the message, so this one sends nothing, and neither acknowledges nor
    * releases it (that is the new holder's to do).
    */
-  private send(member: string, waitMs: number, leaseEnd: number, takenAt: number): void {
+  private send(member: string, waitMs: number, leaseEnd: number, takenAt: number, apart: boolean): void {
     const { queue, log } = this.opts;
     const renewEveryMs = Math.max(50, Math.floor(this.leaseMs / 3));
     // `heldUntil` is on this process's clock and errs early: the lease counts from the issue of
@@ -162,8 +164,13 @@ export class OutgoingDispatcher extends BackgroundLoop {
         // Redis out of reach: try again at the next turn; `heldUntil` tells how long the lease stands.
       }
     };
+    const dueAt = Date.now() + waitMs;
     const p = (async () => {
-      await this.turn(Date.now() + waitMs);
+      // A message reserved apart from the pace (at its chat's next free time) may be due after
+      // messages taken later: it joins the sends' order a tick before its slot, not now, so that
+      // it does not hold them back.
+      if (apart && waitMs > this.tickMs) await new Promise((r) => setTimeout(r, waitMs - this.tickMs));
+      await this.turn(dueAt);
       if (!this.running) {
         // Stopping: a message still waiting for its slot goes back for another process (or the next start).
         await queue.release(member).catch(() => {});

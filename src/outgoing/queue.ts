@@ -57,7 +57,16 @@ export interface QueuedSpec {
 /** Messages taken with their reserved send times, and when to take again. */
 export interface TakeResult {
   /** Each message taken, the ms until its slot, and its lease's end (ms, Redis clock: the holder's token for `renew`). */
-  taken: { member: string; waitMs: number; leaseEnd: number }[];
+  taken: {
+    member: string;
+    waitMs: number;
+    leaseEnd: number;
+    /**
+     * Reserved at its chat's next free time, not at the global pace (a quiet queue's message that
+     * waited for its chat): messages taken after it may have earlier slots.
+     */
+    apart?: boolean;
+  }[];
   /** Ms after which to take again; -1 when nothing else is waiting (wait to be told of new messages). */
   wakeMs: number;
 }
@@ -134,9 +143,10 @@ export class OutgoingQueue {
     const taken: TakeResult["taken"] = [];
     for (let i = 0; i < count; i++) {
       taken.push({
-        member: String(reply[2 + 3 * i]),
-        waitMs: Number(reply[3 + 3 * i]),
-        leaseEnd: Number(reply[4 + 3 * i]),
+        member: String(reply[3 + 3 * i]),
+        waitMs: Number(reply[4 + 3 * i]),
+        leaseEnd: Number(reply[5 + 3 * i]),
+        ...(Number(reply[2]) === i + 1 ? { apart: true } : {}),
       });
     }
     return { taken, wakeMs: Number(reply[1]) };

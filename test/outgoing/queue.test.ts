@@ -98,24 +98,78 @@ describe("the outgoing queue", () => {
     expect(await q.depth()).toBe(0);
   });
 
-  it("reserves send slots a pace apart: overall, and a second apart within one chat", async () => {
+  it("reserves send slots a pace apart: overall, and a chat's interval apart within one chat", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"), {
-      pace: { globalPerSecond: 10, chatPerSecond: 1 },
+      pace: { globalPerSecond: 10, chatPerSecond: 0.5 },
     });
     await q.enqueue(final(1));
     await q.enqueue(card(1));
     await q.enqueue(final(2));
-    const first = await take(q);
-    // Both finals are taken at once; card(1) must wait for its chat's second.
-    expect(first.taken.map((t) => t.member)).toEqual([encodeMessage(final(1)), encodeMessage(final(2))]);
-    const [a, b] = first.taken;
+    await q.enqueue(final(1, "o1b"));
+    const first = await take(q, 64, 1000);
+    // Both finals of chats 1 and 2 are taken at the overall pace. Chat 1's second final waits for
+    // its chat's next turn, two seconds on: the queue holds nothing else that may go, so that
+    // moment is reserved now (apart), ahead of chat 1's card (final messages first).
+    expect(first.taken.map((t) => t.member)).toEqual([
+      encodeMessage(final(1)),
+      encodeMessage(final(2)),
+      encodeMessage(final(1, "o1b")),
+    ]);
+    const [a, b, c] = first.taken;
     // final(2) gets the next overall slot, 100 ms on.
     expect(b!.waitMs - a!.waitMs).toBeGreaterThanOrEqual(90);
-    // The reply says when to look again: when chat 1 is free, about a second on.
-    expect(first.wakeMs).toBeGreaterThanOrEqual(700);
-    const second = await take(q);
+    expect(c!.apart).toBe(true);
+    expect(a!.apart ?? b!.apart).toBeUndefined();
+    expect(c!.waitMs - a!.waitMs).toBeGreaterThanOrEqual(2000 - 5);
+    // One message a take goes apart: the card waits for chat 1's turn after that, and the reply
+    // says to look again then.
+    expect(first.wakeMs).toBeGreaterThanOrEqual(3500);
+    const second = await take(q, 64, 1000);
     expect(second.taken).toEqual([]);
-    expect(second.wakeMs).toBeGreaterThanOrEqual(700);
+    expect(second.wakeMs).toBeGreaterThanOrEqual(3500);
+  });
+
+  it("reserves a lone order's card a chat interval after its final message in the same take, and sends it then", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 30, chatPerSecond: 1 },
+    });
+    await q.enqueue(final(1));
+    await q.enqueue(card(1));
+    const before = await commandsProcessed();
+    const one = await q.take({
+      leaseMs: 30_000,
+      horizonMs: 1000,
+      housekeeping: false,
+      max: 64,
+      chatSlackMs: 204,
+    });
+    const after = await commandsProcessed();
+    expect(one.taken.map((t) => t.member)).toEqual([encodeMessage(final(1)), encodeMessage(card(1))]);
+    expect(one.taken[1]!.waitMs - one.taken[0]!.waitMs).toBeGreaterThanOrEqual(1204 - 5);
+    // One script call (seven commands inside it, then INFO), where the card took a second take
+    // of its own before; nothing else waits, so no look again until something is queued.
+    expect(after - before).toBe(8);
+    expect(one.wakeMs).toBe(-1);
+  });
+
+  it("does not hold back a message taken after one reserved apart whose slot comes later", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 30, chatPerSecond: 1 },
+    });
+    await q.enqueue(final(1));
+    await q.enqueue(card(1));
+    const at = new Map<string, number>();
+    await drain(q, 3, async (member) => {
+      at.set(member, Date.now());
+      // Another customer's final message, queued once chat 1's card is reserved a second ahead.
+      if (member === encodeMessage(final(1))) await q.enqueue(final(2));
+    });
+    const f1 = at.get(encodeMessage(final(1)))!;
+    const f2 = at.get(encodeMessage(final(2)))!;
+    const c1 = at.get(encodeMessage(card(1)))!;
+    expect(f2 - f1).toBeLessThan(700);
+    expect(c1 - f1).toBeGreaterThanOrEqual(1000 - 2);
+    expect(f2).toBeLessThan(c1);
   });
 
   it("paces alerts into an operators' group at the group's interval, other chats at theirs", async () => {
@@ -134,8 +188,11 @@ describe("the outgoing queue", () => {
     await q.enqueue(final(1));
     await q.enqueue(final(1, "o1b"));
     const customer = await take(q);
-    expect(customer.taken.map((t) => t.member)).toEqual([encodeMessage(final(1))]);
-    expect(customer.wakeMs).toBeLessThan(1500);
+    expect(customer.taken.map((t) => t.member)).toEqual([
+      encodeMessage(final(1)),
+      encodeMessage(final(1, "o1b")),
+    ]);
+    expect(customer.taken[1]!.waitMs - customer.taken[0]!.waitMs).toBeGreaterThanOrEqual(1000 - 5);
   });
 
   it("takes a batch of messages in one call, no more than the horizon holds, and says when to take again", async () => {

@@ -5,7 +5,8 @@
   slot on by one interval and its chat's next free time by one chat interval, so every process
   sharing the queue keeps to the same pace; the caller waits for the reserved times in memory,
   never by asking Redis again. One call reserves up to ARGV[7] messages, so in a rush a message
-  costs a fraction of a call.
+  costs a fraction of a call. When the queue is quiet, one message waiting for its chat may also
+  get its chat's next free time (see below).
 
   KEYS[1]  the queue: zset score = priority * 1e13 + enqueue time (ms) → message
   KEYS[2]  leases: zset lease end (ms) → message taken and not yet acknowledged
@@ -21,10 +22,12 @@
   ARGV[7]  how many messages to take, at most
   ARGV[8]  chat interval (ms) of the operators' chat `ops` (a group takes fewer messages a minute)
 
-  Reply: { n, wake, message 1, wait 1, lease end 1, …, message n, wait n, lease end n }: the n
-  messages taken, each with the ms until its slot and its lease's end (ms, Redis clock: the
-  score the holder renews and acknowledges with), and `wake`, the ms after which the caller
-  should take again (-1: no other message is waiting, wait to be told of new ones).
+  Reply: { n, wake, apart, message 1, wait 1, lease end 1, …, message n, wait n, lease end n }:
+  the n messages taken, each with the ms until its slot and its lease's end (ms, Redis clock: the
+  score the holder renews and acknowledges with); `wake`, the ms after which the caller should
+  take again (-1: no other message is waiting, wait to be told of new ones); `apart`, the
+  position (1…n) of the message reserved at its chat's free time rather than at the global pace
+  (0: none), whose slot may come after messages taken later.
   The message's chat is the part after the first ':' up to the next ':'.
 ]]
 local t = redis.call('TIME')
@@ -57,7 +60,7 @@ local function refillIn(slot)
 end
 
 local entries = redis.call('ZRANGE', KEYS[1], 0, scan - 1)
-if #entries == 0 then return { 0, -1 } end
+if #entries == 0 then return { 0, -1, 0 } end
 -- The global slot and every scanned entry's chat and when it is free, in one ZMSCORE (Redis 6.2+).
 local chats = {}
 for i, m in ipairs(entries) do chats[i] = string.match(m, '^[^:]*:([^:]*)') end
@@ -66,31 +69,59 @@ local slot = tonumber(frees[1] or '0') or 0
 table.remove(frees, 1)
 if slot < now then slot = now end
 local limit = now + horizon
-if slot > limit then return { 0, refillIn(slot) } end
+if slot > limit then return { 0, refillIn(slot), 0 } end
 
-local reply = { 0, -1 }
-local taken, leases, chatNext, chatOrder = {}, {}, {}, {}
+local reply = { 0, -1, 0 }
+local taken, leases, chatNext, chatOrder, isTaken = {}, {}, {}, {}, {}
 local blockedUntil = nil
 local stoppedAt = nil
+local function take(i, m, at)
+  local chat = chats[i]
+  taken[#taken + 1] = m
+  isTaken[i] = true
+  leases[#leases + 1] = at + leaseMs
+  leases[#leases + 1] = m
+  reply[#reply + 1] = m
+  reply[#reply + 1] = at - now
+  reply[#reply + 1] = at + leaseMs
+  if chatNext[chat] == nil then chatOrder[#chatOrder + 1] = chat end
+  chatNext[chat] = at + (chat == 'ops' and opsMs or chatMs)
+end
 for i, m in ipairs(entries) do
   if #taken >= most or slot > limit then
     stoppedAt = i
     break
   end
-  local chat = chats[i]
-  local free = chatNext[chat] or tonumber(frees[i] or '0') or 0
+  local free = chatNext[chats[i]] or tonumber(frees[i] or '0') or 0
   if free <= slot then
-    taken[#taken + 1] = m
-    leases[#leases + 1] = slot + leaseMs
-    leases[#leases + 1] = m
-    reply[#reply + 1] = m
-    reply[#reply + 1] = slot - now
-    reply[#reply + 1] = slot + leaseMs
-    if chatNext[chat] == nil then chatOrder[#chatOrder + 1] = chat end
-    chatNext[chat] = slot + (chat == 'ops' and opsMs or chatMs)
+    take(i, m, slot)
     slot = slot + globalMs
   elseif blockedUntil == nil or free < blockedUntil then
     blockedUntil = free
+  end
+end
+
+-- A quiet queue: every entry was looked at, and those left wait for their chat. The first of them
+-- whose chat is free within one chat interval past the horizon gets that moment now (a lone
+-- order's card, a second after its final message), which saves the take it would need then. The
+-- global slot does not move for it: at most one send a take beyond the pace, and only when the
+-- queue holds nothing that may go sooner. Not into the operators' group (its interval is long).
+if blockedUntil ~= nil and stoppedAt == nil and #entries < scan and #taken < most then
+  blockedUntil = nil
+  local late = limit + chatMs
+  local extra = false
+  for i, m in ipairs(entries) do
+    if not isTaken[i] then
+      local chat = chats[i]
+      local free = chatNext[chat] or tonumber(frees[i] or '0') or 0
+      if not extra and chat ~= 'ops' and free <= late then
+        take(i, m, free)
+        reply[3] = #taken
+        extra = true
+      elseif blockedUntil == nil or free < blockedUntil then
+        blockedUntil = free
+      end
+    end
   end
 end
 
