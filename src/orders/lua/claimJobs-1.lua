@@ -11,13 +11,38 @@
   Returns { n, then n pairs (job, due time in ms) of the earliest jobs left, then the claimed
   jobs }, so an idle worker can sleep until the first of them that is still scheduled instead
   of polling.
+
+  One read of the schedule's head serves both: the due jobs among its first `most + ahead`
+  entries are claimed (one ZADD for all of them), and the earliest jobs left are among the rest of
+  that head and the claimed jobs at their lease's end. An idle look is then one command.
 ]]
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-for _, m in ipairs(due) do
-  redis.call('ZADD', KEYS[1], ARGV[3], m)
+local now = tonumber(ARGV[1])
+local most = tonumber(ARGV[2])
+local lease = tonumber(ARGV[3])
+local ahead = tonumber(ARGV[4] or '1')
+local head = redis.call('ZRANGE', KEYS[1], 0, most + ahead - 1, 'WITHSCORES')
+local due, left, leases = {}, {}, {}
+for i = 1, #head, 2 do
+  local m, score = head[i], tonumber(head[i + 1])
+  if score <= now and #due < most then
+    due[#due + 1] = m
+    leases[#leases + 1] = lease
+    leases[#leases + 1] = m
+  else
+    left[#left + 1] = { m, score, head[i + 1] }
+  end
 end
-local left = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[4] or '1') - 1, 'WITHSCORES')
-local reply = { #left / 2 }
-for _, v in ipairs(left) do reply[#reply + 1] = v end
+if #due > 0 then
+  redis.call('ZADD', KEYS[1], unpack(leases))
+  -- Claimed jobs come back at their lease's end: they count among the jobs left from then.
+  for _, m in ipairs(due) do left[#left + 1] = { m, lease, ARGV[3] } end
+  table.sort(left, function(a, b) return a[2] < b[2] end)
+end
+local told = math.min(ahead, #left)
+local reply = { told }
+for i = 1, told do
+  reply[#reply + 1] = left[i][1]
+  reply[#reply + 1] = left[i][3]
+end
 for _, m in ipairs(due) do reply[#reply + 1] = m end
 return reply
