@@ -226,6 +226,21 @@ describe("the outgoing queue", () => {
     expect(three.wakeMs).toBe(0);
   });
 
+  it("looks at an empty queue with one command inside the script, and reads the clock only to tidy up", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"));
+    const before = await commandsProcessed();
+    const empty = await take(q, 64, 1000);
+    const after = await commandsProcessed();
+    expect(empty).toEqual({ taken: [], wakeMs: -1 });
+    // The script call and ZRANGE; then INFO.
+    expect(after - before).toBe(3);
+    const tidy = await q.take({ leaseMs: 30_000, horizonMs: 1000, housekeeping: true, max: 64 });
+    const afterTidy = await commandsProcessed();
+    expect(tidy.taken).toEqual([]);
+    // The script call, TIME, the expired leases and the idle chats, ZRANGE; then INFO.
+    expect(afterTidy - after).toBe(6);
+  });
+
   it("takes a lone message with seven commands: the global slot is read and written with the chats", async () => {
     const prefix = uniquePrefix("out");
     const q = new OutgoingQueue(redis, prefix, { pace: { globalPerSecond: 10, chatPerSecond: 1 } });

@@ -30,8 +30,12 @@
   (0: none), whose slot may come after messages taken later.
   The message's chat is the part after the first ':' up to the next ':'.
 ]]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- Redis's clock, read only when needed: an empty queue without housekeeping is one ZRANGE.
+local now = nil
+local function readClock()
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local leaseMs = tonumber(ARGV[1])
 local globalMs = tonumber(ARGV[2])
 local chatMs = tonumber(ARGV[3])
@@ -44,6 +48,7 @@ local opsMs = tonumber(ARGV[8] or ARGV[3])
 local PRIORITY = { final = 0, topup = 0, alert = 1, card = 2, referral = 2, bcast = 3 }
 
 if ARGV[6] == '1' then
+  readClock()
   local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 100)
   for _, m in ipairs(expired) do
     redis.call('ZREM', KEYS[2], m)
@@ -61,6 +66,7 @@ end
 
 local entries = redis.call('ZRANGE', KEYS[1], 0, scan - 1)
 if #entries == 0 then return { 0, -1, 0 } end
+if now == nil then readClock() end
 -- The global slot and every scanned entry's chat and when it is free, in one ZMSCORE (Redis 6.2+).
 local chats = {}
 for i, m in ipairs(entries) do chats[i] = string.match(m, '^[^:]*:([^:]*)') end
