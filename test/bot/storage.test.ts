@@ -2,7 +2,7 @@ import { RedisAdapter } from "@grammyjs/storage-redis";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WriteWhenChanged } from "../../src/bot/storage.js";
-import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { commandsProcessed, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 let redis: Redis;
 beforeAll(() => {
@@ -12,20 +12,16 @@ afterAll(async () => {
   await redis.quit();
 });
 
-async function commandsProcessed(): Promise<number> {
-  return Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
-}
-
 describe("session storage that writes only changes", () => {
   it("skips writing back a session the update did not change, and writes one it did", async () => {
     const storage = new WriteWhenChanged(new RedisAdapter<{ n: number }>({ instance: redis, ttl: 60 }));
     const key = `${uniquePrefix("sess")}session:1`;
     await storage.write(key, { n: 1 });
 
-    const before = await commandsProcessed();
+    const before = await commandsProcessed(redis);
     const read = await storage.read(key);
     await storage.write(key, { n: read!.n });
-    const after = await commandsProcessed();
+    const after = await commandsProcessed(redis);
     // GET, and the INFO call itself: no SET.
     expect(after - before).toBe(2);
 

@@ -17,6 +17,14 @@ export function testRedis(): Redis {
   return new Redis(testRedisUrl(), { maxRetriesPerRequest: 3 });
 }
 
+/**
+ * Commands the test Redis has run so far (INFO's `total_commands_processed`: the commands a Lua
+ * script runs count, and so does this INFO call itself).
+ */
+export async function commandsProcessed(redis: Redis): Promise<number> {
+  return Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
+}
+
 /** A command as ioredis hands it to the connection: its name (lower case) and arguments. */
 export interface SentCommand {
   name: string;

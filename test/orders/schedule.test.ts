@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JobSchedule } from "../../src/orders/schedule.js";
-import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { commandsProcessed, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 let redis: Redis;
 beforeAll(() => {
@@ -11,10 +11,6 @@ afterAll(async () => {
   await redis.quit();
 });
 
-async function commandsProcessed(): Promise<number> {
-  return Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
-}
-
 describe("the job schedule", () => {
   it("claims the due jobs in one write, and tells the earliest jobs left, claimed ones at their lease's end", async () => {
     const key = `${uniquePrefix("jobs")}jobs`;
@@ -22,9 +18,9 @@ describe("the job schedule", () => {
     const now = 1_000_000;
     for (let i = 1; i <= 5; i++) await redis.zadd(key, now - i, `due:${i}`);
     await redis.zadd(key, now + 500, "soon", now + 5000, "later", now + 9000, "last");
-    const before = await commandsProcessed();
+    const before = await commandsProcessed(redis);
     const look = await schedule.claimNext(now, 10, 2000, 3);
-    const after = await commandsProcessed();
+    const after = await commandsProcessed(redis);
     expect(look.jobs.map((j) => j.member).sort()).toEqual(["due:1", "due:2", "due:3", "due:4", "due:5"]);
     expect(look.jobs.every((j) => j.lease === now + 2000)).toBe(true);
     // The script call, one read of the schedule's head and one ZADD for the five; then INFO.
@@ -41,9 +37,9 @@ describe("the job schedule", () => {
     const schedule = new JobSchedule(redis, key);
     const now = 2_000_000;
     await redis.zadd(key, now + 300, "a", now + 100, "b");
-    const before = await commandsProcessed();
+    const before = await commandsProcessed(redis);
     const idle = await schedule.claimNext(now, 64, 10_000, 32);
-    const after = await commandsProcessed();
+    const after = await commandsProcessed(redis);
     expect(idle.jobs).toEqual([]);
     expect(idle.upcoming).toEqual([
       { member: "b", dueAt: now + 100 },

@@ -5,7 +5,7 @@ import { finalMessage, send } from "../../src/orders/lifecycle.js";
 import { OrderStore } from "../../src/orders/store.js";
 import { FINAL_STATES, type Order } from "../../src/orders/types.js";
 import { OutgoingQueue } from "../../src/outgoing/queue.js";
-import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { commandsProcessed, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 function sampleOrder(overrides: Partial<Order> = {}): Order {
   const t = Date.now();
@@ -117,9 +117,9 @@ describe("order store", () => {
       ids.push(o.id);
       await store.create(o, []);
     }
-    const before = Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
+    const before = await commandsProcessed(redis);
     const page = await store.page(store.chatIndex(chatId), 10, 10);
-    const after = Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
+    const after = await commandsProcessed(redis);
     expect(page.total).toBe(25);
     expect(page.items.map((o) => o.id)).toEqual(ids.slice().reverse().slice(10, 20));
     // MULTI/ZREVRANGE/ZCARD/EXEC + 10 pipelined HGETs + the INFO call itself: independent of the shop's size.
@@ -150,8 +150,7 @@ describe("order store", () => {
     const s = new OrderStore(redis, prefix, { outgoing });
     const pending = sampleOrder({ state: "pending" });
     await s.create(pending, [{ member: `track:${pending.id}`, dueAt: Date.now() + 60_000 }]);
-    const commands = async () =>
-      Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
+    const commands = () => commandsProcessed(redis);
     const before = await commands();
     const card = send({ kind: "card", chatId: pending.customer.chatId, orderId: pending.id });
     const delivered = { ...pending, state: "delivered" as const };

@@ -4,7 +4,7 @@ import { createLogger } from "../../src/logger.js";
 import { OutgoingDispatcher, SEND_GROUP } from "../../src/outgoing/dispatcher.js";
 import { encodeMessage, type OutgoingMessage } from "../../src/outgoing/messages.js";
 import { OutgoingQueue } from "../../src/outgoing/queue.js";
-import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { commandsProcessed, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 const logger = createLogger({ level: "silent" });
 let redis: Redis;
@@ -23,10 +23,6 @@ const final = (chatId: number, orderId = `o${chatId}`): OutgoingMessage => ({
 const card = (chatId: number, orderId = `o${chatId}`): OutgoingMessage => ({ kind: "card", chatId, orderId });
 const take = (q: OutgoingQueue, max = 64, horizonMs = 60_000) =>
   q.take({ leaseMs: 30_000, horizonMs, housekeeping: false, max });
-
-async function commandsProcessed(): Promise<number> {
-  return Number((await redis.info("stats")).match(/total_commands_processed:(\d+)/)?.[1]);
-}
 
 /** Runs a dispatcher over `queue` until `count` messages were delivered; returns them in order. */
 async function drain(queue: OutgoingQueue, count: number, deliver?: (m: string) => Promise<void>) {
@@ -135,7 +131,7 @@ describe("the outgoing queue", () => {
     });
     await q.enqueue(final(1));
     await q.enqueue(card(1));
-    const before = await commandsProcessed();
+    const before = await commandsProcessed(redis);
     const one = await q.take({
       leaseMs: 30_000,
       horizonMs: 1000,
@@ -143,7 +139,7 @@ describe("the outgoing queue", () => {
       max: 64,
       chatSlackMs: 204,
     });
-    const after = await commandsProcessed();
+    const after = await commandsProcessed(redis);
     expect(one.taken.map((t) => t.member)).toEqual([encodeMessage(final(1)), encodeMessage(card(1))]);
     expect(one.taken[1]!.waitMs - one.taken[0]!.waitMs).toBeGreaterThanOrEqual(1204 - 5);
     // One script call (seven commands inside it, then INFO), where the card took a second take
@@ -200,10 +196,10 @@ describe("the outgoing queue", () => {
       pace: { globalPerSecond: 10, chatPerSecond: 1 },
     });
     for (let chat = 1; chat <= 30; chat++) await q.enqueue(final(chat));
-    const before = await commandsProcessed();
+    const before = await commandsProcessed(redis);
     // A 1 s horizon at 10/s holds 11 slots (now, +100 ms, … +1000 ms).
     const batch = await take(q, 64, 1000);
-    const after = await commandsProcessed();
+    const after = await commandsProcessed(redis);
     expect(batch.taken.map((t) => t.member)).toEqual(
       Array.from({ length: 11 }, (_, i) => encodeMessage(final(i + 1))),
     );
@@ -228,14 +224,14 @@ describe("the outgoing queue", () => {
 
   it("looks at an empty queue with one command inside the script, and reads the clock only to tidy up", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"));
-    const before = await commandsProcessed();
+    const before = await commandsProcessed(redis);
     const empty = await take(q, 64, 1000);
-    const after = await commandsProcessed();
+    const after = await commandsProcessed(redis);
     expect(empty).toEqual({ taken: [], wakeMs: -1 });
     // The script call and ZRANGE; then INFO.
     expect(after - before).toBe(3);
     const tidy = await q.take({ leaseMs: 30_000, horizonMs: 1000, housekeeping: true, max: 64 });
-    const afterTidy = await commandsProcessed();
+    const afterTidy = await commandsProcessed(redis);
     expect(tidy.taken).toEqual([]);
     // The script call, TIME, the expired leases and the idle chats, ZRANGE; then INFO.
     expect(afterTidy - after).toBe(6);
@@ -245,9 +241,9 @@ describe("the outgoing queue", () => {
     const prefix = uniquePrefix("out");
     const q = new OutgoingQueue(redis, prefix, { pace: { globalPerSecond: 10, chatPerSecond: 1 } });
     await q.enqueue(final(1));
-    const before = await commandsProcessed();
+    const before = await commandsProcessed(redis);
     const one = await take(q, 64, 1000);
-    const after = await commandsProcessed();
+    const after = await commandsProcessed(redis);
     expect(one.taken.map((t) => t.member)).toEqual([encodeMessage(final(1))]);
     // The script call, TIME, ZRANGE, ZMSCORE, ZREM, ZADD (lease), ZADD (chat and global slot); then INFO.
     expect(after - before).toBe(8);
@@ -326,9 +322,9 @@ describe("the outgoing queue", () => {
         pace: { globalPerSecond: 100_000, chatPerSecond: 100_000 },
       });
       for (let chat = 1; chat <= n; chat++) await q.enqueue(final(chat));
-      const before = await commandsProcessed();
+      const before = await commandsProcessed(redis);
       await drain(q, n);
-      const after = await commandsProcessed();
+      const after = await commandsProcessed(redis);
       return (after - before) / n;
     };
     const small = await perMessage(10);
