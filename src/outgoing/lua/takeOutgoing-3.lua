@@ -115,15 +115,13 @@ end
 if blockedUntil ~= nil and stoppedAt == nil and #entries < scan and #taken < most then
   blockedUntil = nil
   local late = limit + chatMs
-  local extra = false
   for i, m in ipairs(entries) do
     if not isTaken[i] then
       local chat = chats[i]
       local free = chatNext[chat] or tonumber(frees[i] or '0') or 0
-      if not extra and chat ~= 'ops' and free <= late then
+      if reply[3] == 0 and chat ~= 'ops' and free <= late then
         take(i, m, free)
         reply[3] = #taken
-        extra = true
       elseif blockedUntil == nil or free < blockedUntil then
         blockedUntil = free
       end
