@@ -18,6 +18,7 @@ import {
 } from "../bench/stack.js";
 import type { EmulatorCore } from "../sandbox/telegram/core.js";
 import type { ChatMessage, ChatUser, TelegramEmulator } from "../sandbox/telegram/index.js";
+import { decodeRecord } from "../src/orders/record.js";
 
 /** One line of the drill table: a check, whether it held, and the figure behind the verdict. */
 export interface Row {
@@ -354,7 +355,7 @@ export async function buyStarsPatiently(
 
 // ---------- what ended up where ----------
 
-/** Order state as Redis has it (`<prefix>order:<id>`: fields `state`, `json`). */
+/** Order state as Redis has it (`<prefix>ord:<id>` and its sent mark `<prefix>ord:<id>:fn`). */
 export interface StoredOrder {
   state: string;
   stuck: boolean;
@@ -362,11 +363,11 @@ export interface StoredOrder {
 }
 
 export async function readOrder(redis: Redis, prefix: string, id: string): Promise<StoredOrder | null> {
-  const [state, json] = await redis.hmget(`${prefix}order:${id}`, "state", "json");
-  if (!state || !json) return null;
-  const order = JSON.parse(json) as { stuck?: boolean; finalNotifiedAt?: number };
+  const [rec, sent] = await redis.mget(`${prefix}ord:${id}`, `${prefix}ord:${id}:fn`);
+  const order = decodeRecord(rec, sent)?.order;
+  if (!order) return null;
   return {
-    state,
+    state: order.state,
     stuck: order.stuck === true,
     ...(order.finalNotifiedAt !== undefined ? { finalNotifiedAt: order.finalNotifiedAt } : {}),
   };
@@ -482,8 +483,7 @@ export function hangingPays(sandbox: Stack["sandbox"], orderIds: readonly string
   return held.size;
 }
 
-/** The order's record as Redis has it (`json` field), for its transition times. */
+/** The order's record as Redis has it, for its transition times. */
 export async function orderTimes(redis: Redis, prefix: string, id: string): Promise<Record<string, number>> {
-  const json = await redis.hget(`${prefix}order:${id}`, "json");
-  return json ? ((JSON.parse(json) as { times?: Record<string, number> }).times ?? {}) : {};
+  return decodeRecord(await redis.get(`${prefix}ord:${id}`), null)?.order.times ?? {};
 }

@@ -322,6 +322,12 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       store
         .migrateIndexes()
         .catch((err) => log.warn({ err }, "could not bring the order indexes up to date"));
+      store
+        .migrateRecords()
+        .then((moved) => {
+          if (moved > 0) log.info({ moved }, "order records moved to the current layout");
+        })
+        .catch((err) => log.warn({ err }, "could not move the order records to the current layout"));
       store.jobs
         .scheduleOnce(encodeJob({ type: "balance" }), now())
         .catch((err) => log.warn({ err }, "could not schedule the balance check"));

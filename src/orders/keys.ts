@@ -3,8 +3,11 @@ import { FINAL_STATES, type OrderFilter, type OrderState } from "./types.js";
 /**
  * The orders' Redis layout, built in one place (every key under the configured prefix P):
  *
- *   P order:<id>         hash { v: version, state, json: the whole Order, fn: when the final
- *                        message was sent (ms; written alone, read into `finalNotifiedAt`) }
+ *   P ord:<id>           string `<version>|<state>|<json of the whole Order>` (record.ts)
+ *   P ord:<id>:fn        when the order's final message was sent (ms; written alone, read into
+ *                        `finalNotifiedAt`)
+ *   P order:<id>         the record as versions before 2026-11 kept it: hash { v, state, json, fn }
+ *                        (moved to the two keys above at start-up and when read, store.ts)
  *   P idx:all            zset createdAt → id (operators, newest first; stats by time)
  *   P idx:chat:<chatId>  zset createdAt → id (a customer's /orders)
  *   P idx:inflight       zset createdAt → id of orders paid and not yet settled (paid, pending): the
@@ -14,12 +17,19 @@ import { FINAL_STATES, type OrderFilter, type OrderState } from "./types.js";
  *   P idx:attention      zset createdAt → id (rejected, stuck or refund needed)
  *   P jobs               zset dueAt(ms) → job (follow-up work, see jobs.ts)
  *   P alert:<kind>       throttle window of an operator alert kind
+ *   P layout:orders      "2" once the start-up move of `order:<id>` hashes has gone through
  *   P spend:<YYYY-MM-DD> deposit charged by `pay` that UTC day, kopecks (the /balance runway; expires)
  */
 export interface OrderKeys {
   /** The prefix every key here starts with. */
   readonly prefix: string;
   order(id: string): string;
+  /** When the order's final message was sent. */
+  sent(id: string): string;
+  /** The record of an earlier layout (a hash), moved to `order` and `sent` when met. */
+  legacy(id: string): string;
+  /** Set once every record of the earlier layout listed in `idx:all` was moved. */
+  readonly layout: string;
   readonly all: string;
   chat(chatId: number): string;
   /** A chat's unpaid quotes (draft or quoted), scored by when they expire. */
@@ -54,7 +64,10 @@ export function orderKeys(prefix: string): OrderKeys {
         : undefined;
   return {
     prefix,
-    order: (id) => `${prefix}order:${id}`,
+    order: (id) => `${prefix}ord:${id}`,
+    sent: (id) => `${prefix}ord:${id}:fn`,
+    legacy: (id) => `${prefix}order:${id}`,
+    layout: `${prefix}layout:orders`,
     all,
     chat: (chatId) => `${prefix}idx:chat:${chatId}`,
     open: (chatId) => `${prefix}idx:open:${chatId}`,

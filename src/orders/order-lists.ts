@@ -1,40 +1,74 @@
 import type { RedisClient } from "../redis/connect.js";
+import { defineScripts } from "../redis/scripts.js";
 import type { OrderKeys } from "./keys.js";
 import { isOpenQuote, isQuoteExpired } from "./lifecycle.js";
+import { decodeRecord, type Stored } from "./record.js";
 import type { Order, OrderFilter, OrderState, Page } from "./types.js";
 
 /**
  * The read side of the order store (store.ts extends it with the writes): lists of orders out of
  * the indexes of keys.ts (a customer's, an operator filter's, a period's, the archive sweep's
  * candidates) and the chat's open quotes. Each list is one index read and one pipelined read of
- * the records; an order deleted in between is left out.
+ * the records; an order deleted in between is left out. A record of the earlier layout (a hash at
+ * `order:<id>`) is moved to the current one (record.ts) when a read misses it.
  */
-
-/** An order with the version it was read at (what a compare-and-set write starts from). */
-export interface Stored {
-  order: Order;
-  version: number;
-}
-
-/** The order hash's field for when the final message was sent (see `markFinalNotified`). */
-export const NOTIFIED = "fn";
-
-/** An order record with its `fn` field (records written before it have the time in the JSON). */
-export function parseOrder(json: string, fn: string | null | undefined): Order {
-  const order = JSON.parse(json) as Order;
-  if (fn) order.finalNotifiedAt = Number(fn);
-  return order;
-}
 
 const READ_CHUNK = 500;
 
 export class OrderLists {
+  private readonly adoptScript: (...args: (string | number)[]) => Promise<unknown>;
+
   constructor(
     protected readonly redis: RedisClient,
     /** The key layout, for tests and tools that inspect Redis; the store's methods are the interface. */
     readonly keys: OrderKeys,
     protected readonly now: () => number,
-  ) {}
+  ) {
+    this.adoptScript = defineScripts(redis, "orders", new URL("./lua/", import.meta.url), [
+      "adoptRecords",
+    ]).adoptRecords;
+  }
+
+  /** The orders of `ids` with their versions, in one pipeline; null where an order is missing. */
+  protected async readStored(ids: readonly string[]): Promise<(Stored | null)[]> {
+    const rows: (Stored | null)[] = [];
+    if (ids.length === 1) {
+      const [rec, sent] = await this.redis.mget(this.keys.order(ids[0]!), this.keys.sent(ids[0]!));
+      rows.push(decodeRecord(rec, sent));
+    } else {
+      const pipe = this.redis.pipeline();
+      for (const id of ids) pipe.mget(this.keys.order(id), this.keys.sent(id));
+      for (const [err, row] of (await pipe.exec()) ?? []) {
+        const [rec, sent] = (err ? [] : (row ?? [])) as (string | null)[];
+        rows.push(decodeRecord(rec, sent));
+      }
+    }
+    const missing = ids.filter((_, i) => rows[i] === null);
+    if (missing.length === 0) return rows;
+    const adopted = await this.adopt(missing);
+    return rows.map((row, i) => row ?? adopted.get(ids[i]!) ?? null);
+  }
+
+  /** Moves the records of `ids` from the earlier layout, if any, and returns the orders found. */
+  private async adopt(ids: readonly string[]): Promise<Map<string, Stored>> {
+    const values = (await this.adoptScript(...this.adoptArgs(ids, "1"))) as (string | null)[];
+    const found = new Map<string, Stored>();
+    ids.forEach((id, i) => {
+      const stored = decodeRecord(values[2 * i], values[2 * i + 1]);
+      if (stored) found.set(id, stored);
+    });
+    return found;
+  }
+
+  /** Moves the records of `ids` from the earlier layout (lua/adoptRecords.lua); returns how many it moved. */
+  protected async moveLegacy(ids: readonly string[]): Promise<number> {
+    return Number(await this.adoptScript(...this.adoptArgs(ids, "0")));
+  }
+
+  private adoptArgs(ids: readonly string[], answer: "0" | "1"): (string | number)[] {
+    const keys = ids.flatMap((id) => [this.keys.legacy(id), this.keys.order(id), this.keys.sent(id)]);
+    return [keys.length, ...keys, answer];
+  }
 
   /** The chat's unpaid quotes that have not expired, oldest first. */
   async openQuotes(chatId: number): Promise<Order[]> {
@@ -138,15 +172,7 @@ export class OrderLists {
 
   /** The records of `ids` in one pipeline; missing ones and unreadable replies are left out. */
   protected async readMany(ids: string[]): Promise<Order[]> {
-    const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hmget(this.keys.order(id), "json", NOTIFIED);
-    const rows = (await pipe.exec()) ?? [];
-    const orders: Order[] = [];
-    for (const [err, row] of rows) {
-      const [json, fn] = (row ?? []) as (string | null)[];
-      if (!err && typeof json === "string") orders.push(parseOrder(json, fn));
-    }
-    return orders;
+    return (await this.readStored(ids)).flatMap((row) => (row ? [row.order] : []));
   }
 
   /**
@@ -159,13 +185,6 @@ export class OrderLists {
     if (!index) return [];
     const ids = await this.redis.zrangebyscore(index, "-inf", `(${before}`, "LIMIT", offset, count);
     if (ids.length === 0) return [];
-    const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hmget(this.keys.order(id), "v", "json", NOTIFIED);
-    const found: Stored[] = [];
-    for (const [err, row] of (await pipe.exec()) ?? []) {
-      const [v, json, fn] = (row ?? []) as (string | null)[];
-      if (!err && v && json) found.push({ order: parseOrder(json, fn), version: Number(v) });
-    }
-    return found;
+    return (await this.readStored(ids)).filter((row): row is Stored => row !== null);
   }
 }

@@ -4,7 +4,8 @@ import type { RedisClient } from "../redis/connect.js";
 import type { ReplicaWait } from "../redis/replica-wait.js";
 import { defineScripts } from "../redis/scripts.js";
 import { orderKeys } from "./keys.js";
-import { NOTIFIED, OrderLists, parseOrder, type Stored } from "./order-lists.js";
+import { OrderLists } from "./order-lists.js";
+import { encodeRecord, type Stored } from "./record.js";
 import { JobSchedule } from "./schedule.js";
 import { DailySpending } from "./spending.js";
 import type { Order, OrderState } from "./types.js";
@@ -55,7 +56,10 @@ export interface JobCancel {
 /** What a write of an order brings with it, recorded in the same atomic step. */
 export type Effect = JobSpec | MessageSpec | JobCancel;
 
-const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-6"] as const;
+const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-7"] as const;
+
+/** Orders of the earlier layout moved per script call at start-up (`migrateRecords`). */
+const ADOPT_CHUNK = 200;
 
 /** Orders whose last seen version this process keeps, to write without reading first. */
 const RECENT_MAX = 2000;
@@ -121,9 +125,8 @@ export class OrderStore extends OrderLists {
   // ---- orders ----
 
   async read(id: string): Promise<Stored | null> {
-    const [v, json, fn] = await this.redis.hmget(this.keys.order(id), "v", "json", NOTIFIED);
-    if (!v || !json) return null;
-    return this.remember({ order: parseOrder(json, fn), version: Number(v) });
+    const [stored] = await this.readStored([id]);
+    return stored ? this.remember(stored) : null;
   }
 
   /**
@@ -138,13 +141,14 @@ export class OrderStore extends OrderLists {
   }
 
   /**
-   * Records that the order's final message went out (`finalNotifiedAt`): one field written alone,
-   * outside the version (nothing decides on it but the final message itself, which it keeps from
-   * going out twice; the operators' resend clears it with the version it writes).
+   * Records that the order's final message went out (`finalNotifiedAt`): a key of its own beside
+   * the record, written outside the version (nothing decides on it but the final message itself,
+   * which it keeps from going out twice; the operators' resend deletes it with the version it
+   * writes).
    */
   async markFinalNotified(id: string, at: number): Promise<void> {
-    const key = this.keys.order(id);
-    await this.redis.hset(key, NOTIFIED, at);
+    const key = this.keys.sent(id);
+    await this.redis.set(key, String(at));
     // On a replica before it counts, like the final state itself: a failover must not send it twice.
     await this.replicaWait?.after(key);
     const cached = this.recent.get(id);
@@ -195,8 +199,7 @@ export class OrderStore extends OrderLists {
       keys.length,
       ...keys,
       version,
-      next.state,
-      JSON.stringify(next),
+      encodeRecord(version + 1, next),
       ops.length / 4,
       ...ops,
     );
@@ -278,6 +281,28 @@ export class OrderStore extends OrderLists {
     if (failed) throw failed;
   }
 
+  /**
+   * Moves every order record of the earlier layout (a hash at `order:<id>`) to the current one
+   * (record.ts), walking `idx:all`, which lists every order in Redis; done once (`layout:orders`).
+   * A record written the old way after that (a process of the old version still running) is
+   * moved when it is first read. Returns how many were moved.
+   */
+  async migrateRecords(): Promise<number> {
+    if ((await this.redis.get(this.keys.layout)) === "2") return 0;
+    let moved = 0;
+    let cursor = "0";
+    do {
+      const [next, reply] = await this.redis.zscan(this.keys.all, cursor, "COUNT", ADOPT_CHUNK);
+      cursor = next;
+      const ids = reply.filter((_, i) => i % 2 === 0);
+      for (let i = 0; i < ids.length; i += ADOPT_CHUNK) {
+        moved += await this.moveLegacy(ids.slice(i, i + ADOPT_CHUNK));
+      }
+    } while (cursor !== "0");
+    await this.redis.set(this.keys.layout, "2");
+    return moved;
+  }
+
   // ---- operator alert windows ----
 
   /** Opens the throttle window of an alert kind; false while one is open already. */
@@ -310,12 +335,13 @@ export class OrderStore extends OrderLists {
 
   /**
    * Deletes an archived order, its index entries and its `jobs` (schedule members) in one atomic
-   * step, if it is still at `version` (lua/removeOrder-6.lua). False when it changed meanwhile.
+   * step, if it is still at `version` (lua/removeOrder-7.lua). False when it changed meanwhile.
    */
   async removeArchived(order: Order, version: number, jobs: readonly string[]): Promise<boolean> {
     this.recent.delete(order.id);
-    const res = await this.scripts["removeOrder-6"](
+    const res = await this.scripts["removeOrder-7"](
       this.keys.order(order.id),
+      this.keys.sent(order.id),
       this.keys.all,
       this.keys.chat(order.customer.chatId),
       // An unpaid quote is in no state index; removing it from the in-flight one is then a no-op.

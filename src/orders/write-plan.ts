@@ -67,9 +67,11 @@ export function planWrite(
   } else if (wasOpen && !isOpenQuote(next)) {
     rem(openKey, next.id);
   }
-  // The final message's time is a field of its own (store.ts `markFinalNotified`): cleared with the
+  // The final message's time is a key of its own (store.ts `markFinalNotified`): cleared with the
   // record when the operators send the final message again.
-  if (prev?.finalNotifiedAt !== undefined && next.finalNotifiedAt === undefined) ops.push("hdel", 1, 0, "fn");
+  if (prev?.finalNotifiedAt !== undefined && next.finalNotifiedAt === undefined) {
+    ops.push("del", keyIndex(orderKeys.sent(next.id)), 0, "");
+  }
   const wasAttention = prev ? needsAttention(prev) : false;
   const isAttention = needsAttention(next);
   if (isAttention && !wasAttention) add(orderKeys.attention, next.createdAt, next.id);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeRecord } from "../../src/orders/record.js";
 import { orderStats, utcMidnight } from "../../src/orders/stats.js";
 import { OrderStore } from "../../src/orders/store.js";
 import type { Order, OrderState } from "../../src/orders/types.js";
@@ -97,7 +98,7 @@ describe("order statistics", () => {
     const pipe = redis.pipeline();
     for (let i = 0; i < 1_234; i++) {
       const o = record(NOW - i * 1000, "delivered", { priceKopecks: 200, wholesaleKopecks: 150 });
-      pipe.hset(store.keys.order(o.id), "v", "1", "state", o.state, "json", JSON.stringify(o));
+      pipe.set(store.keys.order(o.id), encodeRecord(1, o));
       pipe.zadd(store.keys.all, o.createdAt, o.id);
     }
     await pipe.exec();

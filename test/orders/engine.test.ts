@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ProductPausedError } from "../../src/orders/deposit-guard.js";
 import { enter } from "../../src/orders/lifecycle.js";
+import { decodeRecord } from "../../src/orders/record.js";
 import type { Order } from "../../src/orders/types.js";
 import { ResellerValidationError } from "../../src/reseller/errors.js";
 import {
@@ -110,7 +111,7 @@ describe("orders engine", () => {
     });
     expect(order).toMatchObject({ state: "quoted", cardMessageId: 4242 });
     // Created as a draft (version 1), quoted with its card (version 2): nothing else was written.
-    expect(await hh.redis.hget(`${hh.prefix}order:${orderId}`, "v")).toBe("2");
+    expect(decodeRecord(await hh.redis.get(`${hh.prefix}ord:${orderId}`), null)?.version).toBe(2);
     // Quoted at once, it kept the draft's expiry: its step (the expiry) and open-quote entry are the draft's.
     expect(order.expiresAt).toBe((order.times.draft ?? 0) + 900_000);
     expect(Number(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${orderId}`))).toBe(order.expiresAt);
@@ -334,9 +335,10 @@ describe("orders engine", () => {
     const seen: string[] = [];
     watchCommands(hh.redis, (command) => {
       const args = command.args.map(String);
-      if (!args.some((a) => a.endsWith(`order:${order.id}`))) return;
-      if (command.name === "hmget") seen.push("read");
-      if (command.name === "evalsha" && args.includes("delivered")) seen.push("write delivered");
+      if (!args.some((a) => a.endsWith(`ord:${order.id}`))) return;
+      if (command.name === "mget" || command.name === "get") seen.push("read");
+      if (command.name === "evalsha" && args.some((a) => a.includes("|delivered|")))
+        seen.push("write delivered");
     });
     const notifier = hh.notifier;
     const { sendFinal, updateCard } = notifier;

@@ -126,13 +126,13 @@ describe("order store", () => {
     expect(after - before).toBeLessThanOrEqual(16);
   });
 
-  it("records the final message's time in a field of its own, seen by every reader, and clears it when a write drops it", async () => {
+  it("records the final message's time in a key of its own, seen by every reader, and clears it when a write drops it", async () => {
     const order = sampleOrder({ state: "delivered" });
     await store.create(order, []);
     const key = store.keys.order(order.id);
-    const version = await redis.hget(key, "v");
+    const record = await redis.get(key);
     await store.markFinalNotified(order.id, 12_345);
-    expect(await redis.hget(key, "v")).toBe(version);
+    expect(await redis.get(key)).toBe(record);
     // Another process (a fresh store, nothing cached) reads it, singly and in pages.
     const other = new OrderStore(redis, store.keys.prefix);
     expect((await other.get(order.id))?.finalNotifiedAt).toBe(12_345);
@@ -140,11 +140,11 @@ describe("order store", () => {
     expect(page.items.find((o) => o.id === order.id)?.finalNotifiedAt).toBe(12_345);
     // The operators' resend writes the record without it: the field goes with it.
     await other.update(order.id, (o) => ({ next: { ...o, finalNotifiedAt: undefined } }));
-    expect(await redis.hexists(key, "fn")).toBe(0);
+    expect(await redis.exists(store.keys.sent(order.id))).toBe(0);
     expect((await new OrderStore(redis, store.keys.prefix).get(order.id))?.finalNotifiedAt).toBeUndefined();
   });
 
-  it("queues an order's two messages of one write with one ZADD: a settled order's write is seven commands", async () => {
+  it("queues an order's two messages of one write with one ZADD: a settled order's write is six commands", async () => {
     const prefix = uniquePrefix("store-settle");
     const outgoing = new OutgoingQueue(redis, prefix);
     const s = new OrderStore(redis, prefix, { outgoing });
@@ -162,14 +162,94 @@ describe("order store", () => {
       ]),
     ).toBe(true);
     const after = await commands();
-    // EVALSHA, HGET, HSET, ZREM (in flight), ZADD (delivered), ZREM (the job), one ZADD NX for both
-    // messages; then INFO.
-    expect(after - before).toBe(8);
+    // EVALSHA, SET … XX GET (the record, its version checked on the value it replaced), ZREM (in
+    // flight), ZADD (delivered), ZREM (the job), one ZADD NX for both messages; then INFO.
+    expect(after - before).toBe(7);
     expect(await redis.zrange(outgoing.keys.queue, 0, -1)).toEqual([
       `final:${pending.customer.chatId}:${pending.id}`,
       `card:${pending.customer.chatId}:${pending.id}`,
     ]);
     expect(await redis.zscore(s.keys.jobs, `track:${pending.id}`)).toBeNull();
+  });
+
+  it("checks and writes the record in one command, and a write from a stale version changes nothing", async () => {
+    const s = new OrderStore(redis, uniquePrefix("store-cas"));
+    const draft = sampleOrder({ state: "draft" });
+    expect(await s.create(draft, [])).toBe(true);
+    const quoted = { ...draft, state: "quoted" as const, priceKopecks: 7_500 };
+    const before = await commandsProcessed(redis);
+    expect(await s.write(draft, 1, quoted, [])).toBe(true);
+    // EVALSHA and one SET inside it; then INFO.
+    expect((await commandsProcessed(redis)) - before).toBe(3);
+    const written = await redis.get(s.keys.order(draft.id));
+    expect(written).toMatch(/^2\|quoted\|\{/);
+    // A writer that read version 1 loses, and the record it raced is the same byte for byte.
+    expect(await s.write(draft, 1, { ...draft, state: "cancelled" }, [])).toBe(false);
+    expect(await s.write(draft, 7, { ...draft, state: "cancelled" }, [])).toBe(false);
+    expect(await redis.get(s.keys.order(draft.id))).toBe(written);
+    // A record that is not there is not created by a write that expects one.
+    const ghost = sampleOrder();
+    expect(await s.write(ghost, 3, ghost, [])).toBe(false);
+    expect(await redis.exists(s.keys.order(ghost.id))).toBe(0);
+    expect((await new OrderStore(redis, s.keys.prefix).get(draft.id))?.priceKopecks).toBe(7_500);
+  });
+
+  it("answers 'exists', not 'limit', for a quote already written when its chat is at the cap", async () => {
+    const s = new OrderStore(redis, uniquePrefix("store-cap"));
+    const chat = { userId: 77, chatId: 77, locale: "en" as const };
+    const expiresAt = Date.now() + 60_000;
+    const first = sampleOrder({ state: "draft", customer: chat, expiresAt });
+    expect(await s.createQuote(first, [], 1)).toBe("created");
+    expect(await s.createQuote(first, [], 1)).toBe("exists");
+    expect(await s.createQuote(sampleOrder({ state: "draft", customer: chat, expiresAt }), [], 1)).toBe(
+      "limit",
+    );
+  });
+
+  it("moves the records of the earlier layout (hashes) at start-up, once, and any met later when read", async () => {
+    const s = new OrderStore(redis, uniquePrefix("store-layout"));
+    const legacy = async (o: Order, v: number, fn?: number) => {
+      await redis.hset(s.keys.legacy(o.id), {
+        v: String(v),
+        state: o.state,
+        json: JSON.stringify(o),
+        ...(fn !== undefined ? { fn: String(fn) } : {}),
+      });
+      await redis.zadd(s.keys.all, o.createdAt, o.id);
+      await redis.zadd(s.keys.chat(o.customer.chatId), o.createdAt, o.id);
+    };
+    const pending = sampleOrder({ state: "pending" });
+    const delivered = sampleOrder({ state: "delivered" });
+    await legacy(pending, 4);
+    await legacy(delivered, 5, 4_242);
+    expect(await s.migrateRecords()).toBe(2);
+    expect(await redis.exists(s.keys.legacy(pending.id), s.keys.legacy(delivered.id))).toBe(0);
+    const other = new OrderStore(redis, s.keys.prefix);
+    expect((await other.get(delivered.id))?.finalNotifiedAt).toBe(4_242);
+    // The version carried over: a write from it wins, one from an older version does not.
+    expect(await other.write(pending, 3, { ...pending, state: "failed" }, [])).toBe(false);
+    expect(await other.write(pending, 4, { ...pending, state: "delivered" }, [])).toBe(true);
+    // Done once: the next start does not walk the orders again.
+    const stray = sampleOrder({ state: "paid" });
+    await legacy(stray, 3);
+    expect(await s.migrateRecords()).toBe(0);
+    expect(await redis.exists(s.keys.legacy(stray.id))).toBe(1);
+    // A record written the old way after that (a process of the old version) is moved when read,
+    // by a single read or by a list, and is then written like any other.
+    const page = await new OrderStore(redis, s.keys.prefix).page(s.chatIndex(stray.customer.chatId), 0, 10);
+    expect(page.items.map((o) => o.id).sort()).toEqual([pending.id, delivered.id, stray.id].sort());
+    expect(await redis.exists(s.keys.legacy(stray.id))).toBe(0);
+    const later = sampleOrder({ state: "paid" });
+    await legacy(later, 3);
+    const fresh = new OrderStore(redis, s.keys.prefix);
+    expect(
+      (
+        await fresh.update(later.id, (o) =>
+          o.state === "paid" ? { next: { ...o, state: "pending" } } : null,
+        )
+      ).won,
+    ).toBe(true);
+    expect((await fresh.get(later.id))?.state).toBe("pending");
   });
 
   it("hands a claimed job to no one else until its lease runs out", async () => {

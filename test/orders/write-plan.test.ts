@@ -48,10 +48,10 @@ describe("the plan of an order write", () => {
     ]);
   });
 
-  it("drops the final message's field when the record no longer carries its time, and only then", () => {
+  it("drops the final message's sent mark when the record no longer carries its time, and only then", () => {
     const sent = sampleOrder({ state: "delivered", finalNotifiedAt: NOW });
     const again = { ...sent, finalNotifiedAt: undefined };
-    expect(readable(sent, again).plan.ops).toEqual(["hdel", 1, 0, "fn"]);
+    expect(readable(sent, again).ops).toEqual([`del ord:${sent.id}:fn `]);
     expect(readable(sent, { ...sent, updatedAt: NOW + 1 }).plan.ops).toEqual([]);
     expect(readable(again, again).plan.ops).toEqual([]);
   });

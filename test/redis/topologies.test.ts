@@ -5,6 +5,7 @@ import { sessionKey } from "../../src/bot/redis-keys.js";
 import { TelegramHolds } from "../../src/bot/telegram-holds.js";
 import { type Config, createConfig, secretsOf } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
+import { recordState } from "../../src/orders/record.js";
 import { connectRedis, type RedisClient } from "../../src/redis/connect.js";
 import { ReplicaWait } from "../../src/redis/replica-wait.js";
 import { buyStars, newAppCustomer, orderIdOf, startAppHarness } from "../helpers/app-harness.js";
@@ -90,7 +91,7 @@ describe.skipIf(!hasRedisTools())("Redis Sentinel", () => {
       try {
         const ids = await replica.zrange(`${config.redisPrefix}idx:all`, 0, -1);
         expect(ids).toHaveLength(1);
-        expect(await replica.hget(`${config.redisPrefix}order:${ids[0]}`, "state")).toBe("delivered");
+        expect(recordState(await replica.get(`${config.redisPrefix}ord:${ids[0]}`))).toBe("delivered");
       } finally {
         replica.disconnect();
       }
@@ -183,7 +184,7 @@ describe.skipIf(!hasRedisTools())("Redis Cluster", () => {
       expect(delivered.text).toMatch(/delivered/);
       const invoice = customer.messages().find((m) => m.invoice !== undefined)!;
       const id = orderIdOf(invoice);
-      expect(await h.app.redis.hget(`{shopc}:order:${id}`, "state")).toBe("delivered");
+      expect(recordState(await h.app.redis.get(`{shopc}:ord:${id}`))).toBe("delivered");
       expect(await h.app.redis.exists(sessionKey("shopc:", customer.id))).toBe(1);
       expect(h.sandbox.stats(id).charges).toBe(1);
     } finally {
