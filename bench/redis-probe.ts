@@ -13,9 +13,11 @@ export interface RedisProbeCounts {
   commands: number;
   /** Writes to Redis that wait for an answer: single commands plus one per pipeline. */
   roundTrips: number;
+  /** Commands sent by name; a script call as `evalsha <sha1>` (bench/rush.ts names the scripts). */
+  byCommand: Record<string, number>;
 }
 
-const counts: RedisProbeCounts = { commands: 0, roundTrips: 0 };
+const counts: RedisProbeCounts = { commands: 0, roundTrips: 0, byCommand: {} };
 const pipelines = new WeakSet<object>();
 
 type SendCommand = (
@@ -28,6 +30,9 @@ const proto = Redis.prototype as unknown as { sendCommand: SendCommand };
 const original = proto.sendCommand;
 proto.sendCommand = function (this: Redis, command, stream, node) {
   counts.commands += 1;
+  const c = command as { name?: string; args?: unknown[] };
+  const name = c.name === "evalsha" ? `evalsha ${String(c.args?.[0])}` : String(c.name);
+  counts.byCommand[name] = (counts.byCommand[name] ?? 0) + 1;
   if (stream?.isPipeline) {
     if (!pipelines.has(stream)) {
       pipelines.add(stream);
@@ -41,7 +46,8 @@ proto.sendCommand = function (this: Redis, command, stream, node) {
 
 if (process.send) {
   process.on("message", (m) => {
-    if (m === "redis-probe?") process.send?.({ redisProbe: { ...counts } });
+    if (m === "redis-probe?")
+      process.send?.({ redisProbe: { ...counts, byCommand: { ...counts.byCommand } } });
   });
   // The channel must not keep the bot alive once it has stopped.
   (process.channel as { unref?: () => void } | undefined)?.unref?.();

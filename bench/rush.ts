@@ -5,6 +5,9 @@
  * (bench/bare-bot.ts) handling the same number of updates from the same number of customers.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startTelegramEmulator } from "../sandbox/telegram/index.js";
 import { compileForNode } from "./compile.js";
@@ -350,6 +353,8 @@ export interface QuoteToFinalResult {
   clientCommandsPerOrder: number;
   clientRoundTripsPerOrder: number;
   redisByCommandPerOrder: Record<string, number>;
+  /** What the bot sent per order by command, a script call by its file (`evalsha writeOrder`). */
+  clientByCommandPerOrder?: Record<string, number>;
   seconds: number;
 }
 
@@ -362,6 +367,36 @@ export interface QuoteToFinalResult {
  * quote and after the last card, less nothing: the bot's background loops over that time count
  * against the orders, as at any load.
  */
+/** Script file names by the SHA-1 ioredis sends them under (`evalsha`). */
+function scriptNames(): Map<string, string> {
+  const names = new Map<string, string>();
+  const src = fileURLToPath(new URL("../src/", import.meta.url));
+  for (const dir of readdirSync(src, { recursive: true, encoding: "utf8" })) {
+    if (!dir.endsWith(".lua")) continue;
+    const sha = createHash("sha1")
+      .update(readFileSync(`${src}${dir}`, "utf8"))
+      .digest("hex");
+    names.set(sha, basename(dir, ".lua").replace(/-\d+$/, ""));
+  }
+  return names;
+}
+
+function perOrderByName(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  perOrder: (n: number) => number,
+): Record<string, number> {
+  const names = scriptNames();
+  const out: Record<string, number> = {};
+  for (const [k, n] of Object.entries(after)) {
+    const d = n - (before[k] ?? 0);
+    if (d === 0) continue;
+    const name = k.startsWith("evalsha ") ? `evalsha ${names.get(k.slice(8)) ?? k.slice(8, 16)}` : k;
+    out[name] = (out[name] ?? 0) + perOrder(d);
+  }
+  return out;
+}
+
 export async function quoteToFinal(customers: number): Promise<QuoteToFinalResult> {
   const stack = await startStack({ webhooks: true, deliveryDelayMs: 200, probe: true });
   try {
@@ -431,6 +466,10 @@ export async function quoteToFinal(customers: number): Promise<QuoteToFinalResul
         probeBefore && probeAfter ? perOrder(probeAfter.commands - probeBefore.commands) : Number.NaN,
       clientRoundTripsPerOrder:
         probeBefore && probeAfter ? perOrder(probeAfter.roundTrips - probeBefore.roundTrips) : Number.NaN,
+      clientByCommandPerOrder:
+        probeBefore && probeAfter
+          ? perOrderByName(probeBefore.byCommand, probeAfter.byCommand, perOrder)
+          : undefined,
       redisByCommandPerOrder: Object.fromEntries([...diff].map(([c, n]) => [c, perOrder(n)])),
       seconds,
     };

@@ -4,7 +4,7 @@ import { checkBalance } from "./alerts.js";
 import type { EngineContext } from "./context.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
 import { encodeJob, type Job } from "./jobs.js";
-import { alertMessage, finalMessage } from "./lifecycle.js";
+import { alertMessage, finalMessage, TRACKED_STATES } from "./lifecycle.js";
 import { claimPromo, releasePromo } from "./promo-checkout.js";
 import { pollProviderPayments } from "./provider-checkout.js";
 import { type RefundRoute, refundRoute, refundsAutomatically } from "./rails.js";
@@ -35,11 +35,12 @@ export async function runJob(
   }
   if (job.type === "archive") return archiveSweep(ctx, opts.retention);
   if (job.type === "tpoll") return ctx.topups?.poll(job.topupId);
-  // `pay` may start from this process's own copy (the paid write it just made, usually): a repeated
-  // `pay` charges nothing twice, and its write checks the version. Everything else reads afresh.
+  // `pay` and the status polls may start from this process's own copy (the paid or pending write
+  // it made, usually): a repeated `pay` charges nothing twice, a repeated status read changes
+  // nothing, and their writes check the version. Everything else reads afresh.
   const order =
-    job.type === "submit" || job.type === "step"
-      ? await ctx.store.latest(job.orderId, (o) => o.state === "paid")
+    job.type === "submit" || job.type === "step" || job.type === "track"
+      ? await ctx.store.latest(job.orderId, (o) => TRACKED_STATES.includes(o.state))
       : await ctx.store.get(job.orderId);
   if (!order) return undefined;
   switch (job.type) {

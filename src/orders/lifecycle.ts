@@ -170,6 +170,11 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
   // settled order) leaves the schedule with this write; a step running now finds it gone.
   if (from !== null && STEP_STATES.includes(from) && !STEP_STATES.includes(order.state)) {
     jobs.push({ cancel: encodeJob({ type: "step", orderId }) });
+    // So does the re-read a flood of delivery webhooks made due (steps.ts `onDeliveryHint`), in
+    // the same ZREM: its run that settled the order has nothing left to finish.
+    if (TRACKED_STATES.includes(from) && !TRACKED_STATES.includes(order.state)) {
+      jobs.push({ cancel: encodeJob({ type: "track", orderId }) });
+    }
   }
   // The card follows the order. When it becomes paid in the chat (a Telegram payment, the wallet,
   // Confirm) the bot shows it in its answer; a payment made on a provider's page has no such answer.

@@ -144,13 +144,17 @@ export async function onDeliveryHint(
   return true;
 }
 
-/** Polls a pending order, backing off from POLL_INTERVAL_SECONDS to 60 s. */
-export async function track(ctx: EngineContext, order: Order): Promise<Retry | undefined> {
+/**
+ * Polls a pending order, backing off from POLL_INTERVAL_SECONDS to 60 s. When the order is settled
+ * by the time the poll's write is done, the final write has taken the order's step and re-read
+ * jobs off the schedule (lifecycle.ts): nothing is left for the run to finish.
+ */
+export async function track(ctx: EngineContext, order: Order): Promise<Retry | typeof TAKEN_OFF | undefined> {
   if (!TRACKED_STATES.includes(order.state)) return;
   try {
     const remote = await ctx.reseller.getOrder(order.id);
     const after = await applyResellerOrder(ctx, order.id, remote);
-    if (after && FINAL_STATES.includes(after.state)) return;
+    if (after && FINAL_STATES.includes(after.state)) return TAKEN_OFF;
   } catch (err) {
     if (!(err instanceof ResellerApiError)) throw err;
     await noteResellerError(ctx, err);

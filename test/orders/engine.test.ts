@@ -164,6 +164,55 @@ describe("orders engine", () => {
     expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
   });
 
+  it("polls from its own copy and finishes nothing after a poll that settles the order: its final write took the step off", async () => {
+    // No webhooks: a poll (the order's step, due a second after `pay`) delivers it.
+    const hh = await harness({ webhooks: false, config: { pollIntervalSeconds: 1 } });
+    const finished = jobsFinished(hh);
+    const reads: string[] = [];
+    watchCommands(hh.redis, (command) => {
+      if ((command.name === "mget" || command.name === "get") && String(command.args[0]).includes(":ord:"))
+        reads.push(String(command.args[0]));
+    });
+    const { order } = await quoteAndPay(hh);
+    // Waited for without reading the order (as `finalState` would).
+    await eventually(async () => hh.notifier.finalsFor(order.id).length > 0, 10_000, "the final message");
+    // The polls started from this process's copy of the pending order it wrote: the one read of the
+    // order is the pending card's (a card shows what Redis holds now).
+    expect(reads.filter((k) => k.includes(order.id))).toHaveLength(1);
+    await finalState(hh, order.id);
+    expect(hh.webhookOutcomes).toEqual([]);
+    expect(finished.filter((m) => m.includes(order.id))).toEqual([]);
+    const jobs = await hh.redis.zrange(`${hh.prefix}jobs`, 0, -1);
+    expect(jobs.filter((m) => m.includes(order.id))).toEqual([]);
+  });
+
+  it("takes the re-read that a flood of delivery webhooks made due off with the final write, in the step's ZREM", async () => {
+    const hh = await harness({ webhooks: false, config: { pollIntervalSeconds: 60 } });
+    const finished = jobsFinished(hh);
+    const { order } = await quoteAndPay(hh);
+    await eventually(
+      async () => (await hh.client.getOrder(order.id)).status === "delivered",
+      10_000,
+      "the reseller to deliver",
+    );
+    // What a hint does when every slot is busy (steps.ts onDeliveryHint): the re-read is made due
+    // now, here, as a job of its own beside the order's step.
+    const member = `track:${order.id}`;
+    const removals: string[][] = [];
+    watchCommands(hh.redis, (command) => {
+      const args = command.args.map(String);
+      if (command.name === "evalsha" && args.some((a) => a.includes("|delivered|"))) removals.push(args);
+    });
+    expect(await hh.engine.store.kick(order.id, member, ["paid", "pending"])).toBe(true);
+    await finalState(hh, order.id);
+    expect(finished.filter((m) => m.includes(order.id))).toEqual([]);
+    const jobs = await hh.redis.zrange(`${hh.prefix}jobs`, 0, -1);
+    expect(jobs.filter((m) => m.includes(order.id))).toEqual([]);
+    // The delivered write named both members side by side (one ZREM inside the script).
+    const ops = removals[0]!.join(" ");
+    expect(ops).toMatch(new RegExp(`rem (\\d+) 0 step:${order.id} rem \\1 0 ${member}`));
+  });
+
   it("runs the pays of 40 payments recorded at once in the process that recorded them: none goes through the shared schedule", async () => {
     const hh = await harness({ config: { pollIntervalSeconds: 60 } });
     // A held job the worker has no room for is finished at once: handed to the schedule.

@@ -75,27 +75,32 @@ describe("order lifecycle", () => {
   });
 
   it("refunds Stars before the final message of a failed order, and sends it at once otherwise", () => {
-    // A pending order that settles also ends its polling (cancel:step).
+    // A pending order that settles also ends its polling (cancel:step) and any re-read a flood of
+    // delivery webhooks made due (cancel:track).
     expect(types(order("failed", { telegramChargeId: "c1" }), "pending")).toEqual([
       "message:alert",
       "job:refund",
       "cancel:step",
+      "cancel:track",
     ]);
     expect(types(order("failed", { currency: "RUB", refund: "needed" }), "pending")).toEqual([
       "message:alert",
       "message:final",
       "message:alert",
       "cancel:step",
+      "cancel:track",
     ]);
     expect(types(order("delivered", { cardMessageId: 7 }), "pending")).toEqual([
       "message:final",
       "cancel:step",
+      "cancel:track",
       "message:card",
     ]);
     // Settled from `paid` (the reseller answered before `pay`'s own answer was written): the same.
     expect(types(order("delivered", { cardMessageId: 7 }), "paid")).toEqual([
       "message:final",
       "cancel:step",
+      "cancel:track",
       "message:card",
     ]);
   });

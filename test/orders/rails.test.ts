@@ -103,7 +103,12 @@ describe("refunds in the lifecycle", () => {
     for (const to of ["failed", "rejected"] as const) {
       const next = enter(paidBy("yookassa"), to, T);
       expect(next.refund).toBe("none");
-      expect(effects(next, "pending")).toEqual(["message:alert", "job:refund", "cancel:step"]);
+      expect(effects(next, "pending")).toEqual([
+        "message:alert",
+        "job:refund",
+        "cancel:step",
+        "cancel:track",
+      ]);
     }
   });
 
@@ -125,6 +130,7 @@ describe("refunds in the lifecycle", () => {
         "message:final",
         "message:alert",
         "cancel:step",
+        "cancel:track",
       ]);
     }
   });
@@ -132,7 +138,12 @@ describe("refunds in the lifecycle", () => {
   it("nothing is owed for direct checkout, nor refunded twice", () => {
     const direct = enter(order("paid", { currency: "NONE", rail: "direct" }), "rejected", T);
     expect(direct.refund).toBe("none");
-    expect(effects(direct, "paid")).toEqual(["message:alert", "message:final", "cancel:step"]);
+    expect(effects(direct, "paid")).toEqual([
+      "message:alert",
+      "message:final",
+      "cancel:step",
+      "cancel:track",
+    ]);
     const done = enter(paidBy("yookassa", { refund: "done" }), "failed", T);
     expect(done.refund).toBe("done");
     expect(effects(done, "pending")).not.toContain("job:refund");
@@ -141,6 +152,6 @@ describe("refunds in the lifecycle", () => {
   it("delivery owes no refund", () => {
     const next = enter(paidBy("yookassa"), "delivered", T);
     expect(next.refund).toBe("none");
-    expect(effects(next, "pending")).toEqual(["message:final", "cancel:step"]);
+    expect(effects(next, "pending")).toEqual(["message:final", "cancel:step", "cancel:track"]);
   });
 });
