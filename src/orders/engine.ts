@@ -251,7 +251,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     onOutcome: (member, outcome) => ctx.hooks.onJob?.(jobTypeOf(member), outcome),
   });
 
-  const hintSlots: HintSlots = { free: opts.concurrency ?? DEFAULT_CONCURRENCY };
+  const hintSlots: HintSlots = { free: opts.concurrency ?? DEFAULT_CONCURRENCY, waiting: new Set() };
   const worker: JobWorker = new JobWorker({
     jobs: store.jobs,
     log,

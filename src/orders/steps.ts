@@ -30,15 +30,34 @@ export async function nextStep(
     case "quoted":
       return expire(ctx, order);
     case "paid":
-      // Claimed as due (the quote's expiry, say) just before the payment's write moved the step to
-      // the process that recorded it: `pay` is that process's, so this one leaves the step alone.
-      if (held.claimed && !(await ctx.store.jobs.holds(member, held.lease))) return TAKEN_OFF;
+      // Claimed as due (the quote's expiry) just before the payment's write moved the step to the
+      // process that recorded it: `pay` is that process's, so this one leaves the step alone. A claim
+      // well before the quote's expiry was not that one (the write made the step due for any
+      // worker, or its holder died): no need to ask. A repeated `pay` would charge nothing twice anyway.
+      if (
+        held.claimed &&
+        !claimedBeforeExpiry(order, held) &&
+        !(await ctx.store.jobs.holds(member, held.lease))
+      )
+        return TAKEN_OFF;
       return submitPay(ctx, order);
     case "pending":
       return track(ctx, order);
     default:
       return undefined;
   }
+}
+
+/** How far apart two processes' clocks may be, for {@link claimedBeforeExpiry}. */
+const CLOCK_MARGIN_MS = 60_000;
+
+/** Whether a job was claimed so long before the order's quote expired that it cannot be the expiry. */
+function claimedBeforeExpiry(order: Order, held: HeldLease): boolean {
+  return (
+    held.since !== undefined &&
+    order.expiresAt !== undefined &&
+    held.since < order.expiresAt - CLOCK_MARGIN_MS
+  );
 }
 
 /** `pay` for a paid order: charged once per custom_id by the reseller, so retries are safe. */
@@ -110,18 +129,27 @@ export async function submitPay(
   }
 }
 
-/** Delivery hints whose re-read runs at once in this process; beyond this they wait for a worker. */
+/**
+ * Delivery hints whose re-read runs at once in this process (`free` of them more), and the orders
+ * of those that wait for one of these slots, in arrival order.
+ */
 export interface HintSlots {
   free: number;
+  waiting: Set<string>;
 }
+
+/** Hints that wait in memory for a slot; beyond this a re-read job is made due for the workers. */
+export const HINTS_WAITING_MAX = 10_000;
 
 /**
  * A delivery webhook's hint: the order is re-read from the reseller (the source of truth) now, in
  * the background, so the reseller is answered at once. Nothing is written for the hint itself: the
  * order's own step (its status polls) stays scheduled, so if this process dies meanwhile, polling
  * finds the result; the final transition takes that step off. With every slot busy (a flood of
- * webhooks) a `track` job is made due now instead, for the workers to run. False when the order is
- * unknown or not awaiting delivery.
+ * webhooks) the hint waits here for a slot, costing Redis nothing: a poll that falls due first
+ * finds the result as well, and the hint then finds the order settled. Only beyond
+ * {@link HINTS_WAITING_MAX} waiting hints is a `track` job made due now, for the workers to run.
+ * False when the order is unknown or not awaiting delivery.
  */
 export async function onDeliveryHint(
   ctx: EngineContext,
@@ -132,16 +160,39 @@ export async function onDeliveryHint(
   // checks the version. A copy in another state may be behind, so that one is read afresh.
   const order = await ctx.store.latest(orderId, (o) => TRACKED_STATES.includes(o.state));
   if (!order || !TRACKED_STATES.includes(order.state)) return false;
-  if (slots.free <= 0) {
-    return ctx.store.kick(orderId, encodeJob({ type: "track", orderId }), [...TRACKED_STATES]);
+  if (slots.free > 0) {
+    reread(ctx, order, slots);
+    return true;
   }
+  if (slots.waiting.size < HINTS_WAITING_MAX || slots.waiting.has(orderId)) {
+    slots.waiting.add(orderId);
+    return true;
+  }
+  return ctx.store.kick(orderId, encodeJob({ type: "track", orderId }), [...TRACKED_STATES]);
+}
+
+/** Re-reads a hinted order in one of the slots; when done, the slot goes to the longest-waiting hint. */
+function reread(ctx: EngineContext, order: Order, slots: HintSlots): void {
   slots.free -= 1;
   void track(ctx, order)
-    .catch((err) => ctx.log.warn({ err, orderId }, "re-reading a delivered order failed; its next poll will"))
-    .finally(() => {
+    .catch((err) =>
+      ctx.log.warn({ err, orderId: order.id }, "re-reading a delivered order failed; its next poll will"),
+    )
+    .finally(async () => {
+      for (const next of slots.waiting) {
+        slots.waiting.delete(next);
+        // Settled meanwhile (by a poll, say): the hint has nothing left to do and takes no slot.
+        const waited = await ctx.store
+          .latest(next, (o) => TRACKED_STATES.includes(o.state))
+          .catch(() => null);
+        if (waited && TRACKED_STATES.includes(waited.state)) {
+          slots.free += 1;
+          reread(ctx, waited, slots);
+          return;
+        }
+      }
       slots.free += 1;
     });
-  return true;
 }
 
 /**

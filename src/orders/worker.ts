@@ -48,6 +48,8 @@ export interface HeldLease {
    * by its order's state checks before acting (steps.ts `nextStep`).
    */
   readonly claimed: boolean;
+  /** When this process claimed or adopted it (ms, its own clock); unknown for leases made elsewhere. */
+  readonly since?: number;
 }
 
 /** The worker's own copy of a running job's lease: renewals move `lease` on. */
@@ -183,7 +185,7 @@ export class JobWorker extends BackgroundLoop {
   }
 
   private begin(member: string, lease: number, claimed: boolean): void {
-    const held: RunningLease = { lease, claimed };
+    const held: RunningLease = { lease, claimed, since: this.opts.now() };
     const done = this.handle(member, held).finally(() => {
       // A worker that was full may take more now.
       const wasFull = this.inFlight.size >= this.opts.concurrency;

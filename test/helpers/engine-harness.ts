@@ -62,6 +62,8 @@ export interface EngineParts {
   notifier?: Notifier;
   config?: Partial<EngineConfig>;
   leaseMs?: number;
+  /** Jobs run at once, and delivery hints re-read at once, by the engine. */
+  concurrency?: number;
   /** ORDER_RETENTION_DAYS and ARCHIVE_DIR: the engine's reads include the archive. */
   retention?: OrdersEngineOptions["retention"];
 }
@@ -82,6 +84,8 @@ export interface HarnessOptions {
   gateways?: PaymentGateways;
   /** The engines' clock (default Date.now). */
   now?: () => number;
+  /** Jobs run at once, and delivery hints re-read at once, by each engine. */
+  concurrency?: number;
 }
 
 export async function startEngineHarness(opts: HarnessOptions = {}): Promise<EngineHarness> {
@@ -151,6 +155,7 @@ export async function startEngineHarness(opts: HarnessOptions = {}): Promise<Eng
       logger,
       config: { ...engineConfig, ...parts.config },
       leaseMs: parts.leaseMs ?? opts.leaseMs ?? 2000,
+      concurrency: parts.concurrency ?? opts.concurrency,
       retention: parts.retention,
       replicaWait: opts.replicaWait,
       idleDelayMs: 20,

@@ -213,6 +213,39 @@ describe("orders engine", () => {
     expect(ops).toMatch(new RegExp(`rem (\\d+) 0 step:${order.id} rem \\1 0 ${member}`));
   });
 
+  it("lets a flood of delivery webhooks wait for a slot in memory: every order settles by its hint, no job is made for one", async () => {
+    // One slot, polls a minute apart: only the hints can deliver within the test.
+    const hh = await harness({ webhooks: false, concurrency: 1, config: { pollIntervalSeconds: 60 } });
+    const paid = [];
+    for (let i = 0; i < 5; i++) paid.push((await quoteAndPay(hh)).order);
+    for (const order of paid) {
+      await eventually(
+        async () => (await hh.client.getOrder(order.id)).status === "delivered",
+        10_000,
+        "the reseller to deliver",
+      );
+    }
+    const scripts: string[] = [];
+    watchCommands(hh.redis, (command) => {
+      const args = command.args.map(String);
+      // A re-read job made due (lua/scheduleIfState-2.lua); the final writes name one only to take it off.
+      if (
+        command.name === "evalsha" &&
+        args.some((a) => a.startsWith("track:")) &&
+        !args.some((a) => a.includes("|"))
+      )
+        scripts.push(args.join(" "));
+    });
+    // The reseller's webhooks, all at once (twice for one order: a retry).
+    const known = await Promise.all([...paid, paid[0]!].map((o) => hh.engine.onDeliveryHint(o.id)));
+    expect(known).toEqual([true, true, true, true, true, true]);
+    for (const order of paid) await finalState(hh, order.id);
+    expect(scripts).toEqual([]);
+    for (const order of paid) expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
+    // A hint for an order settled meanwhile is not one to act on.
+    expect(await hh.engine.onDeliveryHint(paid[1]!.id)).toBe(false);
+  });
+
   it("runs the pays of 40 payments recorded at once in the process that recorded them: none goes through the shared schedule", async () => {
     const hh = await harness({ config: { pollIntervalSeconds: 60 } });
     // A held job the worker has no room for is finished at once: handed to the schedule.

@@ -55,6 +55,23 @@ describe("an order's step", () => {
     expect(payOrder).toHaveBeenCalledTimes(1);
   });
 
+  it("calls pay without a look at the schedule when the claim came long before the quote's expiry", async () => {
+    const { paid, member, lease, payOrder, ctx } = await claimedStep();
+    const holds = vi.spyOn(ctx.store.jobs, "holds");
+    const quote = { ...paid, expiresAt: 900_000 };
+    // Claimed at 2 s: the step was not the quote's expiry (due at 900 s), so the payment's write made it due.
+    await expect(nextStep(ctx, quote, member, { lease, claimed: true, since: 2_000 })).rejects.toThrow(
+      "pay was called",
+    );
+    expect(holds).not.toHaveBeenCalled();
+    // Claimed within a minute of the expiry (clocks of two processes may differ): it asks.
+    await expect(nextStep(ctx, quote, member, { lease, claimed: true, since: 850_000 })).rejects.toThrow(
+      "pay was called",
+    );
+    expect(holds).toHaveBeenCalledTimes(1);
+    expect(payOrder).toHaveBeenCalledTimes(2);
+  });
+
   it("has nothing to do for an order past its steps", async () => {
     const { member, lease, payOrder, ctx } = await claimedStep();
     for (const state of ["delivered", "failed", "rejected", "expired", "cancelled"] as const) {
