@@ -23,6 +23,7 @@ import { DepositPull } from "./deposit-pull.js";
 import { Retry, runJob, TAKEN_OFF } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
 import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
+import { migrateAtStart } from "./migrations.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
 import { PayAnswers } from "./pay-answers.js";
 import { ordersCreatedBetween } from "./period-orders.js";
@@ -319,15 +320,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     findArchived: retention ? (prefix, max) => retention.archive.find(prefix, max) : undefined,
     start() {
       if (worker.isRunning) return;
-      store
-        .migrateIndexes()
-        .catch((err) => log.warn({ err }, "could not bring the order indexes up to date"));
-      store
-        .migrateRecords()
-        .then((moved) => {
-          if (moved > 0) log.info({ moved }, "order records moved to the current layout");
-        })
-        .catch((err) => log.warn({ err }, "could not move the order records to the current layout"));
+      migrateAtStart(opts.redis, store, log);
       store.jobs
         .scheduleOnce(encodeJob({ type: "balance" }), now())
         .catch((err) => log.warn({ err }, "could not schedule the balance check"));

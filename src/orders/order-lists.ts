@@ -61,7 +61,7 @@ export class OrderLists {
   }
 
   /** Moves the records of `ids` from the earlier layout (lua/adoptRecords.lua); returns how many it moved. */
-  protected async moveLegacy(ids: readonly string[]): Promise<number> {
+  async moveLegacy(ids: readonly string[]): Promise<number> {
     return Number(await this.adoptScript(...this.adoptArgs(ids, "0")));
   }
 

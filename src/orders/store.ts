@@ -58,9 +58,6 @@ export type Effect = JobSpec | MessageSpec | JobCancel;
 
 const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-7"] as const;
 
-/** Orders of the earlier layout moved per script call at start-up (`migrateRecords`). */
-const ADOPT_CHUNK = 200;
-
 /** Orders whose last seen version this process keeps, to write without reading first. */
 const RECENT_MAX = 2000;
 
@@ -263,44 +260,6 @@ export class OrderStore extends OrderLists {
     const res = await this.writeCapped(null, 0, order, jobs, maxOpen);
     if (res === 1) return "created";
     return res === -1 ? "limit" : "exists";
-  }
-
-  /**
-   * Brings the indexes of an earlier layout up to date: orders paid or pending used to have one
-   * index per state (draft and quoted too); they are now in `idx:inflight`, and unpaid quotes in
-   * none. Idempotent, one MULTI; run at start-up.
-   */
-  async migrateIndexes(): Promise<void> {
-    const old = (s: string) => `${this.keys.prefix}idx:state:${s}`;
-    const replies = await this.redis
-      .multi()
-      .zunionstore(this.keys.inflight, 3, this.keys.inflight, old("paid"), old("pending"), "AGGREGATE", "MIN")
-      .del(old("draft"), old("quoted"), old("paid"), old("pending"))
-      .exec();
-    const failed = replies?.find(([err]) => err)?.[0];
-    if (failed) throw failed;
-  }
-
-  /**
-   * Moves every order record of the earlier layout (a hash at `order:<id>`) to the current one
-   * (record.ts), walking `idx:all`, which lists every order in Redis; done once (`layout:orders`).
-   * A record written the old way after that (a process of the old version still running) is
-   * moved when it is first read. Returns how many were moved.
-   */
-  async migrateRecords(): Promise<number> {
-    if ((await this.redis.get(this.keys.layout)) === "2") return 0;
-    let moved = 0;
-    let cursor = "0";
-    do {
-      const [next, reply] = await this.redis.zscan(this.keys.all, cursor, "COUNT", ADOPT_CHUNK);
-      cursor = next;
-      const ids = reply.filter((_, i) => i % 2 === 0);
-      for (let i = 0; i < ids.length; i += ADOPT_CHUNK) {
-        moved += await this.moveLegacy(ids.slice(i, i + ADOPT_CHUNK));
-      }
-    } while (cursor !== "0");
-    await this.redis.set(this.keys.layout, "2");
-    return moved;
   }
 
   // ---- operator alert windows ----

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { finalMessage, send } from "../../src/orders/lifecycle.js";
+import { migrateIndexes, migrateRecords } from "../../src/orders/migrations.js";
 import { OrderStore } from "../../src/orders/store.js";
 import { FINAL_STATES, type Order } from "../../src/orders/types.js";
 import { OutgoingQueue } from "../../src/outgoing/queue.js";
@@ -88,7 +89,7 @@ describe("order store", () => {
     await redis.zadd(`${p}idx:state:quoted`, 4, "c");
     await redis.zadd(`${p}idx:state:draft`, 2, "d");
     await redis.zadd(store.keys.inflight, 1, "e");
-    await store.migrateIndexes();
+    await migrateIndexes(redis, store.keys);
     expect(await redis.zrange(store.keys.inflight, 0, -1, "WITHSCORES")).toEqual([
       "e",
       "1",
@@ -99,7 +100,7 @@ describe("order store", () => {
     ]);
     for (const s of ["paid", "pending", "quoted", "draft"])
       expect(await redis.exists(`${p}idx:state:${s}`)).toBe(0);
-    await store.migrateIndexes();
+    await migrateIndexes(redis, store.keys);
     expect(await redis.zcard(store.keys.inflight)).toBe(3);
   });
 
@@ -222,7 +223,7 @@ describe("order store", () => {
     const delivered = sampleOrder({ state: "delivered" });
     await legacy(pending, 4);
     await legacy(delivered, 5, 4_242);
-    expect(await s.migrateRecords()).toBe(2);
+    expect(await migrateRecords(redis, s)).toBe(2);
     expect(await redis.exists(s.keys.legacy(pending.id), s.keys.legacy(delivered.id))).toBe(0);
     const other = new OrderStore(redis, s.keys.prefix);
     expect((await other.get(delivered.id))?.finalNotifiedAt).toBe(4_242);
@@ -232,7 +233,7 @@ describe("order store", () => {
     // Done once: the next start does not walk the orders again.
     const stray = sampleOrder({ state: "paid" });
     await legacy(stray, 3);
-    expect(await s.migrateRecords()).toBe(0);
+    expect(await migrateRecords(redis, s)).toBe(0);
     expect(await redis.exists(s.keys.legacy(stray.id))).toBe(1);
     // A record written the old way after that (a process of the old version) is moved when read,
     // by a single read or by a list, and is then written like any other.
