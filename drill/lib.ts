@@ -18,7 +18,9 @@ import {
 } from "../bench/stack.js";
 import type { EmulatorCore } from "../sandbox/telegram/core.js";
 import type { ChatMessage, ChatUser, TelegramEmulator } from "../sandbox/telegram/index.js";
+import { orderKeys } from "../src/orders/keys.js";
 import { decodeRecord } from "../src/orders/record.js";
+import type { Order } from "../src/orders/types.js";
 
 /** One line of the drill table: a check, whether it held, and the figure behind the verdict. */
 export interface Row {
@@ -355,7 +357,14 @@ export async function buyStarsPatiently(
 
 // ---------- what ended up where ----------
 
-/** Order state as Redis has it (`<prefix>ord:<id>` and its sent mark `<prefix>ord:<id>:fn`). */
+/** The order as Redis has it (its record and final message's sent mark, src/orders/keys.ts). */
+export async function storedOrder(redis: Redis, prefix: string, id: string): Promise<Order | null> {
+  const keys = orderKeys(prefix);
+  const [rec, sent] = await redis.mget(keys.order(id), keys.sent(id));
+  return decodeRecord(rec, sent)?.order ?? null;
+}
+
+/** Order state as Redis has it. */
 export interface StoredOrder {
   state: string;
   stuck: boolean;
@@ -363,8 +372,7 @@ export interface StoredOrder {
 }
 
 export async function readOrder(redis: Redis, prefix: string, id: string): Promise<StoredOrder | null> {
-  const [rec, sent] = await redis.mget(`${prefix}ord:${id}`, `${prefix}ord:${id}:fn`);
-  const order = decodeRecord(rec, sent)?.order;
+  const order = await storedOrder(redis, prefix, id);
   if (!order) return null;
   return {
     state: order.state,
@@ -485,5 +493,5 @@ export function hangingPays(sandbox: Stack["sandbox"], orderIds: readonly string
 
 /** The order's record as Redis has it, for its transition times. */
 export async function orderTimes(redis: Redis, prefix: string, id: string): Promise<Record<string, number>> {
-  return decodeRecord(await redis.get(`${prefix}ord:${id}`), null)?.order.times ?? {};
+  return (await storedOrder(redis, prefix, id))?.times ?? {};
 }

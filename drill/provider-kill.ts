@@ -16,7 +16,6 @@ import { type CryptoPaySandbox, startCryptoPaySandbox } from "../sandbox/cryptop
 import type { ChatUser } from "../sandbox/telegram/index.js";
 import { startYooKassaSandbox, type YooKassaSandbox } from "../sandbox/yookassa/server.js";
 import { PAYMENT_START_WINDOW_MS } from "../src/orders/provider-checkout.js";
-import { decodeRecord } from "../src/orders/record.js";
 import { WALLET_SETTLE_DELAY_MS } from "../src/orders/wallet-checkout.js";
 import { WalletLedger } from "../src/wallet/ledger.js";
 import {
@@ -38,6 +37,7 @@ import {
   sentTexts,
   settle,
   startDrillStack,
+  storedOrder,
   TO_MYSELF,
   waitForButton,
   YOOKASSA_SECRET,
@@ -183,7 +183,7 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
       if (!ok) throw new Error(`no ${rail} payment page was made for ${orderId.slice(0, 8)}`);
       await sleep(100);
       await d.kill9();
-      const order = decodeRecord(await stack.client.get(`${stack.prefix}ord:${orderId}`), null)?.order;
+      const order = await storedOrder(stack.client, stack.prefix, orderId);
       const pagesRecorded = (order?.payments ?? []).length;
       const state = (await readOrder(stack.client, stack.prefix, orderId))?.state ?? "missing";
       t.reset();

@@ -4,7 +4,7 @@ import { checkBalance } from "./alerts.js";
 import type { EngineContext } from "./context.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
 import { encodeJob, type Job } from "./jobs.js";
-import { alertMessage, finalMessage, TRACKED_STATES } from "./lifecycle.js";
+import { alertMessage, finalMessage, isTracked } from "./lifecycle.js";
 import { claimPromo, releasePromo } from "./promo-checkout.js";
 import { pollProviderPayments } from "./provider-checkout.js";
 import { type RefundRoute, refundRoute, refundsAutomatically } from "./rails.js";
@@ -40,7 +40,7 @@ export async function runJob(
   // nothing, and their writes check the version. Everything else reads afresh.
   const order =
     job.type === "submit" || job.type === "step" || job.type === "track"
-      ? await ctx.store.latest(job.orderId, (o) => TRACKED_STATES.includes(o.state))
+      ? await ctx.store.latest(job.orderId, isTracked)
       : await ctx.store.get(job.orderId);
   if (!order) return undefined;
   switch (job.type) {

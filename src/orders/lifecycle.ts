@@ -45,6 +45,11 @@ export function isQuoteExpired(order: Order, now: number): boolean {
   return (order.state === "quoted" || order.state === "draft") && (order.expiresAt ?? 0) <= now;
 }
 
+/** Paid and not yet settled: what the reseller's status reads (polls, delivery hints) act on. */
+export function isTracked(order: Order): boolean {
+  return TRACKED_STATES.includes(order.state);
+}
+
 /** An unpaid quote: a `create` asked for or answered, not yet paid, cancelled or expired (MAX_OPEN_QUOTES counts these). */
 export function isOpenQuote(order: Order): boolean {
   return order.state === "draft" || order.state === "quoted";

@@ -29,12 +29,6 @@ export function decodeRecord(raw: string | null | undefined, sent: string | null
   return { order: parseOrder(raw.slice(b + 1), sent), version: Number(raw.slice(0, a)) };
 }
 
-/** The state a stored value names, without decoding its JSON (tools and tests). */
-export function recordState(raw: string | null | undefined): string | undefined {
-  if (typeof raw !== "string") return undefined;
-  return /^\d+\|([^|]*)\|/.exec(raw)?.[1];
-}
-
 /** An order's JSON with the time its final message was sent (records of old versions have it inside). */
 export function parseOrder(json: string, sent: string | null | undefined): Order {
   const order = JSON.parse(json) as Order;

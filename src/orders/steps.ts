@@ -8,7 +8,7 @@ import { noteResellerError } from "./alerts.js";
 import { type EngineContext, pollMsOf, transition } from "./context.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
 import { encodeJob } from "./jobs.js";
-import { isQuoteExpired, TRACKED_STATES } from "./lifecycle.js";
+import { isQuoteExpired, isTracked, TRACKED_STATES } from "./lifecycle.js";
 import { rubToKopecks } from "./pricing.js";
 import { noteSpending } from "./spending.js";
 import { applyResellerOrder, flagStuckIfLate } from "./tracking.js";
@@ -156,10 +156,8 @@ export async function onDeliveryHint(
   orderId: string,
   slots: HintSlots,
 ): Promise<boolean> {
-  // This process's copy will do when it is tracked (it wrote `pending`, usually): the re-read's write
-  // checks the version. A copy in another state may be behind, so that one is read afresh.
-  const order = await ctx.store.latest(orderId, (o) => TRACKED_STATES.includes(o.state));
-  if (!order || !TRACKED_STATES.includes(order.state)) return false;
+  const order = await trackedOrder(ctx, orderId);
+  if (!order) return false;
   if (slots.free > 0) {
     reread(ctx, order, slots);
     return true;
@@ -169,6 +167,16 @@ export async function onDeliveryHint(
     return true;
   }
   return ctx.store.kick(orderId, encodeJob({ type: "track", orderId }), [...TRACKED_STATES]);
+}
+
+/**
+ * The order if it is awaiting delivery. This process's copy will do when it is (it wrote `pending`,
+ * usually): the re-read's write checks the version. A copy in another state may be behind, so that
+ * one is read afresh.
+ */
+async function trackedOrder(ctx: EngineContext, orderId: string): Promise<Order | null> {
+  const order = await ctx.store.latest(orderId, isTracked);
+  return order && isTracked(order) ? order : null;
 }
 
 /** Re-reads a hinted order in one of the slots; when done, the slot goes to the longest-waiting hint. */
@@ -182,10 +190,8 @@ function reread(ctx: EngineContext, order: Order, slots: HintSlots): void {
       for (const next of slots.waiting) {
         slots.waiting.delete(next);
         // Settled meanwhile (by a poll, say): the hint has nothing left to do and takes no slot.
-        const waited = await ctx.store
-          .latest(next, (o) => TRACKED_STATES.includes(o.state))
-          .catch(() => null);
-        if (waited && TRACKED_STATES.includes(waited.state)) {
+        const waited = await trackedOrder(ctx, next).catch(() => null);
+        if (waited) {
           slots.free += 1;
           reread(ctx, waited, slots);
           return;

@@ -111,7 +111,7 @@ describe("orders engine", () => {
     });
     expect(order).toMatchObject({ state: "quoted", cardMessageId: 4242 });
     // Created as a draft (version 1), quoted with its card (version 2): nothing else was written.
-    expect(decodeRecord(await hh.redis.get(`${hh.prefix}ord:${orderId}`), null)?.version).toBe(2);
+    expect(decodeRecord(await hh.redis.get(hh.engine.store.keys.order(orderId)), null)?.version).toBe(2);
     // Quoted at once, it kept the draft's expiry: its step (the expiry) and open-quote entry are the draft's.
     expect(order.expiresAt).toBe((order.times.draft ?? 0) + 900_000);
     expect(Number(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${orderId}`))).toBe(order.expiresAt);

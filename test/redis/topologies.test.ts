@@ -5,7 +5,8 @@ import { sessionKey } from "../../src/bot/redis-keys.js";
 import { TelegramHolds } from "../../src/bot/telegram-holds.js";
 import { type Config, createConfig, secretsOf } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
-import { recordState } from "../../src/orders/record.js";
+import { orderKeys } from "../../src/orders/keys.js";
+import { decodeRecord } from "../../src/orders/record.js";
 import { connectRedis, type RedisClient } from "../../src/redis/connect.js";
 import { ReplicaWait } from "../../src/redis/replica-wait.js";
 import { buyStars, newAppCustomer, orderIdOf, startAppHarness } from "../helpers/app-harness.js";
@@ -91,7 +92,8 @@ describe.skipIf(!hasRedisTools())("Redis Sentinel", () => {
       try {
         const ids = await replica.zrange(`${config.redisPrefix}idx:all`, 0, -1);
         expect(ids).toHaveLength(1);
-        expect(recordState(await replica.get(`${config.redisPrefix}ord:${ids[0]}`))).toBe("delivered");
+        const record = await replica.get(orderKeys(config.redisPrefix).order(ids[0]!));
+        expect(decodeRecord(record, null)?.order.state).toBe("delivered");
       } finally {
         replica.disconnect();
       }
@@ -184,7 +186,8 @@ describe.skipIf(!hasRedisTools())("Redis Cluster", () => {
       expect(delivered.text).toMatch(/delivered/);
       const invoice = customer.messages().find((m) => m.invoice !== undefined)!;
       const id = orderIdOf(invoice);
-      expect(recordState(await h.app.redis.get(`{shopc}:ord:${id}`))).toBe("delivered");
+      const record = await h.app.redis.get(orderKeys("{shopc}:").order(id));
+      expect(decodeRecord(record, null)?.order.state).toBe("delivered");
       expect(await h.app.redis.exists(sessionKey("shopc:", customer.id))).toBe(1);
       expect(h.sandbox.stats(id).charges).toBe(1);
     } finally {
