@@ -117,6 +117,18 @@ describe("the Stars flow", () => {
     expect(h.orders.quotes).toHaveLength(0);
   });
 
+  it("offers no 'to myself' button for a username the question would not take typed", async () => {
+    // Four-letter usernames exist (sold at auction); the supplier takes 5 to 32 characters.
+    const short = { ...ALICE, id: 5003, username: "mono" };
+    await h.send(textUpdate(short, "/start"));
+    await press("⭐ Telegram Stars", short);
+    await press("50 ⭐", short);
+    expect(h.tg.lastText()).toContain("Who gets it?");
+    expect(h.tg.lastButtons().map((b) => b.text)).toEqual(["‹ Back", "✖️ Cancel"]);
+    await h.send(textUpdate(short, "mono_friend"));
+    expect(h.orders.quotes[0]?.item).toMatchObject({ quantity: 50, recipient: "mono_friend" });
+  });
+
   it("continues where the customer was after a restart", async () => {
     await h.send(textUpdate(ALICE, "/start"));
     await press("⭐ Telegram Stars");

@@ -50,13 +50,18 @@ export function settle<T>(a: Answer<T>, store: (v: T) => void): StepResult {
   return a.type;
 }
 
-/** The recipient question: a "to myself" button when the customer has a username, or a typed username. */
+/**
+ * The recipient question: a "to myself" button when the customer's own username is one the
+ * question would take typed (not a four-letter auction name, which the supplier refuses), or a
+ * typed username.
+ */
 export function recipientStep<S extends { recipient?: string }>(): Step<S> {
   return {
     id: "recipient",
     fields: ["recipient_username"],
     async run(f, state) {
-      const own = f.ctx.from?.username;
+      const username = f.ctx.from?.username;
+      const own = username !== undefined && parseRecipient(username).ok ? username : undefined;
       const a = await f.ask<string>({
         text: f.t(own ? "ask-recipient-or-self" : "ask-recipient"),
         choices: own ? [{ label: f.t("btn-to-myself", { username: own }), value: own }] : [],
