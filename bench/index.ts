@@ -2,7 +2,7 @@
  * `npm run bench`: every figure of BENCHMARKS.md, measured on this machine against the project's
  * own emulators and a private Redis (all traffic stays on 127.0.0.1). Prints tables and writes
  * bench/results.json. `--quick` runs smaller sizes (a smoke run, not figures to quote);
- * `--only rush,quote,release,intake,versus,engine,retention` runs some phases only; `--warm 200` lets 200
+ * `--only rush,quote,release,intake,versus,engine,retention,logic` runs some phases only; `--warm 200` lets 200
  * customers walk the flow before each rush, unmeasured (in the floor too).
  *
  * The machine may be shared and noisy: only figures of the same run compare, which is why every
@@ -13,6 +13,7 @@ import { cpus, totalmem } from "node:os";
 import { webhookIntake, webhookVersusPolling } from "./delivery.js";
 import { engineCommandsPerOrder } from "./engine-cost.js";
 import { dur, fmt, mb, printGrid, printTable } from "./lib.js";
+import { LOGIC_ACTION_NOTES, LOGIC_ACTIONS, logicPerUpdate } from "./logic.js";
 import { release, WALKER_DELAY_MS } from "./release.js";
 import { retentionSoak } from "./retention.js";
 import {
@@ -43,6 +44,8 @@ const sizes = {
   webhooks: argNumber("webhooks", quick ? 50 : 500),
   versus: argNumber("versus", quick ? 20 : 200),
   engine: argNumber("engine", quick ? 20 : 200),
+  /** Customers walking one after another to the price card, the Bot API answered in memory (`--logic`). */
+  logic: argNumber("logic", quick ? 50 : 1000),
   /** Retention soak: orders a day × simulated days (100,000 orders), retention in days. */
   retention: {
     perDay: argNumber("retention-per-day", quick ? 100 : 1000),
@@ -361,6 +364,31 @@ if (runs("retention") && sizes.retention.days > 0) {
     ["archive sweep throughput", `${fmt(soak.archivedPerSecond, 0)} orders/s`],
     ["orders never final, still in Redis", `${fmt(soak.liveLeftInRedis, 0)} of ${fmt(soak.live, 0)}`],
   ]);
+}
+
+if (runs("logic") && sizes.logic > 0) {
+  const logic = await logicPerUpdate(sizes.logic);
+  results.logic = logic;
+  const ratio = (a: number, b: number) => `×${fmt(a / b)}`;
+  printGrid(
+    `7. The bot's own work per update, Bot API answered in memory: ${fmt(logic.customers, 0)} customers one after another to the price card (CPU of this process)`,
+    ["action", "shop", "bare grammY (floor)", "ratio"],
+    [
+      ...LOGIC_ACTIONS.map((a, i) => [
+        `${a} (${LOGIC_ACTION_NOTES[i]})`,
+        `${fmt(logic.shop.perActionMs[i]!, 2)} ms`,
+        `${fmt(logic.floor.perActionMs[i]!, 2)} ms`,
+        ratio(logic.shop.perActionMs[i]!, logic.floor.perActionMs[i]!),
+      ]),
+      [
+        "per update",
+        `${fmt(logic.shop.perUpdateMs, 2)} ms`,
+        `${fmt(logic.floor.perUpdateMs, 2)} ms`,
+        ratio(logic.shop.perUpdateMs, logic.floor.perUpdateMs),
+      ],
+      ["reached the price card", `${logic.shop.completed}`, `${logic.floor.completed}`, ""],
+    ],
+  );
 }
 
 writeFileSync(
