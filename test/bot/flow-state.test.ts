@@ -77,6 +77,22 @@ describe("the flows' state in the session", () => {
     await h.close();
   });
 
+  it("logs a question and the answer to the press that led to it as one step", async () => {
+    await h.send(textUpdate(ALICE, "/start"));
+    await h.send(callbackUpdate(ALICE, h.tg.button("⭐ Telegram Stars").data));
+    await h.send(callbackUpdate(ALICE, h.tg.button("100 ⭐").data));
+    await h.send(callbackUpdate(ALICE, h.tg.button("‹ Back").data));
+    expect(h.tg.lastText()).toContain("How many stars?");
+    // Every press was answered, once, after its screen was shown.
+    expect(h.tg.of("answerCallbackQuery")).toHaveLength(3);
+    expect(h.tg.calls.at(-1)?.method).toBe("answerCallbackQuery");
+    const stored = JSON.parse((await h.redis.get(sessionKey(h.config.redisChatPrefix, ALICE.id)))!);
+    const ops = (stored.__flows.state.stars[0].replay.send as { payload: string }[]).map((o) => o.payload);
+    // Replayed at every later step: the answers are not steps of their own.
+    expect(ops).not.toContain("answerCallbackQuery");
+    expect(ops.filter((o) => o === "wait")).toHaveLength(4);
+  });
+
   it("is stored without the buttons' messages and replays from there to the quote", async () => {
     await h.send(textUpdate(ALICE, "/start"));
     await h.send(richTap(h.tg.button("⭐ Telegram Stars").data, 100));

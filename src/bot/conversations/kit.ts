@@ -29,7 +29,7 @@ import type { Answer, Loaded, Question, Step } from "./steps.js";
  */
 
 /** Bump when a flow's questions, their order or what its steps log change: stored conversations of an older version are dropped. */
-export const FLOWS_VERSION = 3;
+export const FLOWS_VERSION = 4;
 
 /** A conversation never waits for more than this many updates (bounds the replay log). */
 export const MAX_WAITS = 80;
@@ -86,35 +86,37 @@ export class FlowRun {
     return id;
   }
 
-  /** Sends (or edits into place) one message; falls back to sending when the edit is impossible. */
+  /**
+   * Sends (or edits into place) one message; falls back to sending when the edit is impossible.
+   * The button press that led here is answered once the message is shown.
+   */
   async show(text: string, keyboard?: InlineKeyboard): Promise<number> {
-    try {
-      return await this.display(text, keyboard);
-    } finally {
-      await this.answerPending();
-    }
-  }
-
-  private async display(text: string, keyboard?: InlineKeyboard): Promise<number> {
     const other = { parse_mode: "HTML" as const, reply_markup: keyboard };
     const target = this.editId;
     this.editId = undefined;
     const chatId = this.chatId;
     const logger = this.deps.logger;
+    const answering = this.pendingAnswer?.callbackQuery?.id;
+    this.pendingAnswer = undefined;
     // Sent outside the flow's replay log, which keeps only the message id (a whole Message in the
-    // log is about a kilobyte, read and written back at every step).
+    // log is about a kilobyte, read and written back at every step); the press is answered in the
+    // same step, so a replay of this question repeats one logged step, not two.
     return this.conversation.external(async (octx) => {
-      if (target !== undefined) {
-        try {
-          await octx.api.editMessageText(chatId, target, text, other);
-          return target;
-        } catch (err) {
-          if (isNotModified(err)) return target;
-          logger.debug({ err }, "could not edit the flow message; sending a new one");
+      try {
+        if (target !== undefined) {
+          try {
+            await octx.api.editMessageText(chatId, target, text, other);
+            return target;
+          } catch (err) {
+            if (isNotModified(err)) return target;
+            logger.debug({ err }, "could not edit the flow message; sending a new one");
+          }
         }
+        const sent = await octx.api.sendMessage(chatId, text, other);
+        return sent.message_id;
+      } finally {
+        if (answering !== undefined) await octx.api.answerCallbackQuery(answering).catch(() => undefined);
       }
-      const sent = await octx.api.sendMessage(chatId, text, other);
-      return sent.message_id;
     });
   }
 
