@@ -16,7 +16,7 @@ import { CustomerNotes } from "../customers/notes.js";
 import { CustomerRegistry } from "../customers/registry.js";
 import { Usernames } from "../customers/usernames.js";
 import { Referrals } from "../referrals/referrals.js";
-import { configureApi, retries } from "./api.js";
+import { configureApi } from "./api.js";
 import { CUSTOMER_COMMANDS } from "./commands.js";
 import type { BotContext, BotDeps, CustomerRecords, FlowContext, SessionData } from "./context.js";
 import { compactFlowState } from "./conversations/flow-state.js";
@@ -197,14 +197,8 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
           },
         },
       },
-      // Api objects inside conversations are built from the client options (limited fetch)
-      // without bot.api's transformers: retries are installed here.
-      plugins: [
-        async (ctx, next) => {
-          ctx.api.config.use(retries());
-          await next();
-        },
-      ],
+      // No plugins: a flow makes its Bot API calls with the outside Api, inside `external`
+      // (conversations/kit.ts), never through the context the conversation builds per update.
     }),
   );
 

@@ -93,6 +93,17 @@ describe("the flows' state in the session", () => {
     expect(ops.filter((o) => o === "wait")).toHaveLength(4);
   });
 
+  it("answers a press that changes nothing (the page counter) without a Bot API step in the log", async () => {
+    await h.send(textUpdate(ALICE, "/start"));
+    await h.send(callbackUpdate(ALICE, h.tg.button("🎁 Gifts").data));
+    const answered = h.tg.of("answerCallbackQuery").length;
+    await h.send(callbackUpdate(ALICE, h.tg.button("1/2").data));
+    expect(h.tg.of("answerCallbackQuery")).toHaveLength(answered + 1);
+    const stored = JSON.parse((await h.redis.get(sessionKey(h.config.redisChatPrefix, ALICE.id)))!);
+    const ops = (stored.__flows.state.gift[0].replay.send as { payload: string }[]).map((o) => o.payload);
+    expect(ops.filter((o) => o !== "wait" && o !== "external")).toEqual([]);
+  });
+
   it("is stored without the buttons' messages and replays from there to the quote", async () => {
     await h.send(textUpdate(ALICE, "/start"));
     await h.send(richTap(h.tg.button("⭐ Telegram Stars").data, 100));

@@ -25,7 +25,9 @@ import type { Answer, Loaded, Question, Step } from "./steps.js";
  * quotes through the orders service and shows the order card (quote.ts).
  *
  * Everything that differs between replays (catalog reads, quotes, ids, session writes) goes
- * through `conversation.external`; the number of waits per conversation is bounded.
+ * through `conversation.external`; the number of waits per conversation is bounded. So does every
+ * Bot API call, made with the outside context's Api (`octx.api`): a call through the flow's own
+ * context would be a logged step of its own, repeated at every replay.
  */
 
 /** Bump when a flow's questions, their order or what its steps log change: stored conversations of an older version are dropped. */
@@ -120,11 +122,14 @@ export class FlowRun {
     });
   }
 
-  /** Stops the spinner of the button that led here, now that its result is shown. */
+  /** Stops the spinner of a button press that changed nothing on screen. */
   private async answerPending(): Promise<void> {
-    const c = this.pendingAnswer;
+    const id = this.pendingAnswer?.callbackQuery?.id;
     this.pendingAnswer = undefined;
-    await c?.answerCallbackQuery().catch(() => undefined);
+    if (id === undefined) return;
+    await this.conversation.external(async (octx) => {
+      await octx.api.answerCallbackQuery(id).catch(() => undefined);
+    });
   }
 
   /** Asks one question and waits for a valid answer, Back, or Cancel. */
