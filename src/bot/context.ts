@@ -59,6 +59,8 @@ export interface SessionData {
    * session so that one read and at most one write per update serve both.
    */
   __flows?: unknown;
+  /** When `__flows` was last written (ms): flows idle for FLOW_IDLE_MS are left (flow-state.ts). */
+  __flowsAt?: number;
   /** A typed answer the wallet screens wait for (see features/wallet.ts), when one does. */
   walletInput?: WalletInput;
   /** An operator's note about customer `userId` the next text message gives (/customer), when one is asked for. */

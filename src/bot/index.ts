@@ -1,9 +1,4 @@
-import {
-  type ConversationData,
-  conversations,
-  createConversation,
-  type VersionedState,
-} from "@grammyjs/conversations";
+import { conversations, createConversation } from "@grammyjs/conversations";
 import { limit } from "@grammyjs/ratelimiter";
 import { sequentialize } from "@grammyjs/runner";
 import { RedisAdapter } from "@grammyjs/storage-redis";
@@ -19,7 +14,7 @@ import { Referrals } from "../referrals/referrals.js";
 import { configureApi } from "./api.js";
 import { CUSTOMER_COMMANDS } from "./commands.js";
 import type { BotContext, BotDeps, CustomerRecords, FlowContext, SessionData } from "./context.js";
-import { compactFlowState } from "./conversations/flow-state.js";
+import { flowStorage } from "./conversations/flow-state.js";
 import { createGameFlow, GAME_FLOW } from "./conversations/game.js";
 import { createGiftFlow, GIFT_FLOW } from "./conversations/gift.js";
 import { FLOWS_VERSION, type FlowDeps } from "./conversations/kit.js";
@@ -63,9 +58,6 @@ import { createTelegramTransport, type TelegramTransport } from "./telegram-tran
 
 /** Incoming updates one user may send per window before the rest are dropped. */
 export const INCOMING_LIMIT = { updates: 12, windowMs: 4_000 };
-
-/** An abandoned flow is left when the customer comes back after this long. */
-export const FLOW_IDLE_MS = 6 * 3600 * 1000;
 
 const SESSION_TTL_SECONDS = 90 * 24 * 3600;
 
@@ -187,15 +179,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
       storage: {
         type: "context",
         version: FLOWS_VERSION,
-        adapter: {
-          read: (ctx) => ctx.session.__flows as VersionedState<ConversationData> | undefined,
-          write: (ctx, state) => {
-            ctx.session.__flows = compactFlowState(state);
-          },
-          delete: (ctx) => {
-            ctx.session.__flows = undefined;
-          },
-        },
+        adapter: flowStorage(),
       },
       // No plugins: a flow makes its Bot API calls with the outside Api, inside `external`
       // (conversations/kit.ts), never through the context the conversation builds per update.
@@ -232,10 +216,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
     [GAME_FLOW, createGameFlow(flowDeps)],
   ] as const;
   for (const [id, builder] of flows) {
-    guarded.filter(
-      inChat,
-      createConversation<BotContext, FlowContext>(builder, { id, maxMillisecondsToWait: FLOW_IDLE_MS }),
-    );
+    guarded.filter(inChat, createConversation<BotContext, FlowContext>(builder, { id }));
   }
 
   const supportStore = new SupportStore(redis, config.redisPrefix);

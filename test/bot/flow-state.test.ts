@@ -1,7 +1,7 @@
 import type { ConversationData, VersionedState } from "@grammyjs/conversations";
 import type { Update } from "grammy/types";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { compactFlowState } from "../../src/bot/conversations/flow-state.js";
+import { compactFlowState, FLOW_IDLE_MS } from "../../src/bot/conversations/flow-state.js";
 import { sessionKey } from "../../src/bot/redis-keys.js";
 import { type BotHarness, startBotHarness } from "./helpers/bot-harness.js";
 import { ALICE, callbackUpdate, textUpdate } from "./helpers/updates.js";
@@ -102,6 +102,33 @@ describe("the flows' state in the session", () => {
     const stored = JSON.parse((await h.redis.get(sessionKey(h.config.redisChatPrefix, ALICE.id)))!);
     const ops = (stored.__flows.state.gift[0].replay.send as { payload: string }[]).map((o) => o.payload);
     expect(ops.filter((o) => o !== "wait" && o !== "external")).toEqual([]);
+  });
+
+  it("leaves a flow the customer comes back to after FLOW_IDLE_MS, and logs no clock reads", async () => {
+    await h.send(textUpdate(ALICE, "/start"));
+    await h.send(callbackUpdate(ALICE, h.tg.button("⭐ Telegram Stars").data));
+    const key = sessionKey(h.config.redisChatPrefix, ALICE.id);
+    const session = JSON.parse((await h.redis.get(key))!);
+    expect(session.__flowsAt).toBeGreaterThan(Date.now() - 60_000);
+    const ops = (session.__flows.state.stars[0].replay.send as { payload: string }[]).map((o) => o.payload);
+    // The flow's first question: the onSale read and the message, no clock reads around the wait.
+    expect(ops).toEqual(["wait", "external", "external", "wait"]);
+    const fifty = h.tg.button("50 ⭐").data;
+
+    // A minute short of the limit the flow still takes the answer.
+    await h.redis.set(key, JSON.stringify({ ...session, __flowsAt: Date.now() - FLOW_IDLE_MS + 60_000 }));
+    await h.send(callbackUpdate(ALICE, fifty));
+    expect(h.tg.lastText()).toContain("Who gets it?");
+
+    // Past the limit the flow is gone: its button answers as a stale one and nothing is quoted.
+    const later = JSON.parse((await h.redis.get(key))!);
+    await h.redis.set(key, JSON.stringify({ ...later, __flowsAt: Date.now() - FLOW_IDLE_MS - 1 }));
+    await h.send(callbackUpdate(ALICE, h.tg.button(/^🙋 To myself/).data));
+    expect(h.tg.last("answerCallbackQuery")?.payload.text).toBe("This button is no longer active.");
+    expect(h.orders.quotes).toHaveLength(0);
+    const left = JSON.parse((await h.redis.get(key))!);
+    expect(left.__flows).toBeUndefined();
+    expect(left.__flowsAt).toBeUndefined();
   });
 
   it("is stored without the buttons' messages and replays from there to the quote", async () => {

@@ -1,4 +1,36 @@
 import type { ConversationData, ConversationState, VersionedState } from "@grammyjs/conversations";
+import type { SessionData } from "../context.js";
+
+/** An abandoned flow is left when the customer comes back after this long. */
+export const FLOW_IDLE_MS = 6 * 3600 * 1000;
+
+/**
+ * Where @grammyjs/conversations keeps the flows: the chat's session (read once per update,
+ * written when changed), with the time of the last write beside them. Flows untouched for
+ * {@link FLOW_IDLE_MS} read as none, and the update goes on as if no flow were open. (The
+ * plugin's own `maxMillisecondsToWait` does the same by logging two clock reads per wait, which
+ * every later update of the flow replays.)
+ */
+export function flowStorage(now: () => number = Date.now) {
+  return {
+    read(ctx: { session: SessionData }): VersionedState<ConversationData> | undefined {
+      const at = ctx.session.__flowsAt;
+      if (at !== undefined && now() - at >= FLOW_IDLE_MS) {
+        ctx.session.__flows = undefined;
+        ctx.session.__flowsAt = undefined;
+      }
+      return ctx.session.__flows as VersionedState<ConversationData> | undefined;
+    },
+    write(ctx: { session: SessionData }, state: VersionedState<ConversationData>): void {
+      ctx.session.__flows = compactFlowState(state);
+      ctx.session.__flowsAt = now();
+    },
+    delete(ctx: { session: SessionData }): void {
+      ctx.session.__flows = undefined;
+      ctx.session.__flowsAt = undefined;
+    },
+  };
+}
 
 /**
  * The flows' state as it is stored in the chat's session. A flow's replay log keeps every update
