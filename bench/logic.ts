@@ -66,10 +66,8 @@ type Payload = {
 class MemoryApi {
   private readonly keyboards = new Map<number, Keyboard>();
   private messageId = 1000;
-  calls = 0;
 
   result(method: string, payload: Payload): unknown {
-    this.calls += 1;
     const chat = payload.chat_id;
     if (chat !== undefined && payload.reply_markup?.inline_keyboard)
       this.keyboards.set(chat, payload.reply_markup.inline_keyboard);

@@ -11,11 +11,11 @@ export const FLOW_IDLE_MS = 6 * 3600 * 1000;
  * plugin's own `maxMillisecondsToWait` does the same by logging two clock reads per wait, which
  * every later update of the flow replays.)
  */
-export function flowStorage(now: () => number = Date.now) {
+export function flowStorage() {
   return {
     read(ctx: { session: SessionData }): VersionedState<ConversationData> | undefined {
       const at = ctx.session.__flowsAt;
-      if (at !== undefined && now() - at >= FLOW_IDLE_MS) {
+      if (at !== undefined && Date.now() - at >= FLOW_IDLE_MS) {
         ctx.session.__flows = undefined;
         ctx.session.__flowsAt = undefined;
       }
@@ -23,7 +23,7 @@ export function flowStorage(now: () => number = Date.now) {
     },
     write(ctx: { session: SessionData }, state: VersionedState<ConversationData>): void {
       ctx.session.__flows = compactFlowState(state);
-      ctx.session.__flowsAt = now();
+      ctx.session.__flowsAt = Date.now();
     },
     delete(ctx: { session: SessionData }): void {
       ctx.session.__flows = undefined;
