@@ -1,4 +1,3 @@
-import type { Conversation, ConversationFlavor } from "@grammyjs/conversations";
 import type { I18nFlavor } from "@grammyjs/i18n";
 import type { MenuFlavor } from "@grammyjs/menu";
 import type { Context, SessionFlavor } from "grammy";
@@ -17,6 +16,8 @@ import type { RedisClient } from "../redis/connect.js";
 import type { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
+import type { FlowRecord } from "./conversations/flow-state.js";
+import type { FlowControl } from "./conversations/flows.js";
 
 /** What the bot needs from the rest of the application (built by src/main.ts). */
 export interface BotDeps {
@@ -54,13 +55,8 @@ export interface SessionData {
   __language_code?: Locale;
   /** The last quote a flow produced, so /cancel can cancel it while it is unpaid. */
   lastQuoteId?: string;
-  /**
-   * The product flows in progress (@grammyjs/conversations' versioned state), kept in the
-   * session so that one read and at most one write per update serve both.
-   */
-  __flows?: unknown;
-  /** When `__flows` was last written (ms): flows idle for FLOW_IDLE_MS are left (flow-state.ts). */
-  __flowsAt?: number;
+  /** The product flow in progress (conversations/flow-state.ts): where it is and what was answered. */
+  flow?: FlowRecord;
   /** A typed answer the wallet screens wait for (see features/wallet.ts), when one does. */
   walletInput?: WalletInput;
   /** An operator's note about customer `userId` the next text message gives (/customer), when one is asked for. */
@@ -115,18 +111,16 @@ export const WALLET_INPUT_TTL_MS = 3600 * 1000;
 
 interface Extras {
   deps: BotDeps;
+  /** Entering and leaving the product flows (conversations/flows.ts). */
+  flows: FlowControl;
   /** Child logger carrying the update id. */
   logger: Logger;
 }
 
 type Base = Context & SessionFlavor<SessionData> & I18nFlavor & MenuFlavor & Extras;
 
-/** The context of every handler outside conversations. */
-export type BotContext = ConversationFlavor<Base>;
-
-/** Inside a conversation the context is a plain one; texts come from the flow's translator. */
-export type FlowContext = Context;
-export type FlowConversation = Conversation<BotContext, FlowContext>;
+/** The context of every handler. */
+export type BotContext = Base;
 
 /** Translates one key for one locale (Fluent variables: strings and numbers). */
 export type Translate = (key: string, vars?: Record<string, string | number>) => string;

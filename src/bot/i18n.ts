@@ -62,7 +62,7 @@ function rememberBundleChoice(i18n: I18n<BotContext>): void {
   };
 }
 
-/** A translator bound to one locale, for conversations, the notifier and pure builders. */
+/** A translator bound to one locale, for the product flows, the notifier and pure builders. */
 export function translator(i18n: I18n<BotContext>, locale: Locale): Translate {
   return (key, vars) => i18n.t(locale, key, vars);
 }

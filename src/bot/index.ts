@@ -1,4 +1,3 @@
-import { conversations, createConversation } from "@grammyjs/conversations";
 import { limit } from "@grammyjs/ratelimiter";
 import { sequentialize } from "@grammyjs/runner";
 import { RedisAdapter } from "@grammyjs/storage-redis";
@@ -13,15 +12,15 @@ import { Usernames } from "../customers/usernames.js";
 import { Referrals } from "../referrals/referrals.js";
 import { configureApi } from "./api.js";
 import { CUSTOMER_COMMANDS } from "./commands.js";
-import type { BotContext, BotDeps, CustomerRecords, FlowContext, SessionData } from "./context.js";
-import { flowStorage } from "./conversations/flow-state.js";
-import { createGameFlow, GAME_FLOW } from "./conversations/game.js";
-import { createGiftFlow, GIFT_FLOW } from "./conversations/gift.js";
-import { FLOWS_VERSION, type FlowDeps } from "./conversations/kit.js";
-import { createNeuralFlow, NEURAL_FLOW } from "./conversations/neural.js";
-import { createPremiumFlow, PREMIUM_FLOW } from "./conversations/premium.js";
-import { createStarsFlow, STARS_FLOW } from "./conversations/stars.js";
-import { createSteamFlow, STEAM_FLOW } from "./conversations/steam.js";
+import type { BotContext, BotDeps, CustomerRecords, SessionData } from "./context.js";
+import { productFlows } from "./conversations/flows.js";
+import { createGameFlow } from "./conversations/game.js";
+import { createGiftFlow } from "./conversations/gift.js";
+import type { FlowDeps } from "./conversations/kit.js";
+import { createNeuralFlow } from "./conversations/neural.js";
+import { createPremiumFlow } from "./conversations/premium.js";
+import { createStarsFlow } from "./conversations/stars.js";
+import { createSteamFlow } from "./conversations/steam.js";
 import { onError } from "./error-boundary.js";
 import { broadcastFeature } from "./features/broadcast.js";
 import { cancelFeature } from "./features/cancel.js";
@@ -172,24 +171,23 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   guarded.use(forgetCustomerNote);
   // Flows live in chats: updates without one (pre-checkout queries) skip the flow state entirely.
   const inChat = (ctx: BotContext) => ctx.chatId !== undefined;
-  guarded.filter(
-    inChat,
-    conversations<BotContext, FlowContext>({
-      // The flows' state lives in the chat's session (read once per update, written when changed).
-      storage: {
-        type: "context",
-        version: FLOWS_VERSION,
-        adapter: flowStorage(),
-      },
-      // No plugins: a flow makes its Bot API calls with the outside Api, inside `external`
-      // (conversations/kit.ts), never through the context the conversation builds per update.
-    }),
+  const flows = productFlows(
+    [
+      createStarsFlow(),
+      createPremiumFlow(),
+      createGiftFlow(),
+      createSteamFlow(),
+      createNeuralFlow(),
+      createGameFlow(),
+    ],
+    flowDeps,
   );
+  guarded.use(flows.control);
 
   // Commands always work, even in the middle of a flow: they leave it first.
   const leaveFlows = new FlatComposer<BotContext>();
   leaveFlows.command([...CUSTOMER_COMMANDS], async (ctx, next) => {
-    if (Object.keys(ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
+    ctx.flows.leave();
     await next();
   });
   guarded.filter(inChat, leaveFlows);
@@ -207,17 +205,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   guarded.use(operatorPromoFeature({ config, logger, orders: deps.orders }));
   guarded.use(broadcastFeature({ config, logger }));
 
-  const flows = [
-    [STARS_FLOW, createStarsFlow(flowDeps)],
-    [PREMIUM_FLOW, createPremiumFlow(flowDeps)],
-    [GIFT_FLOW, createGiftFlow(flowDeps)],
-    [STEAM_FLOW, createSteamFlow(flowDeps)],
-    [NEURAL_FLOW, createNeuralFlow(flowDeps)],
-    [GAME_FLOW, createGameFlow(flowDeps)],
-  ] as const;
-  for (const [id, builder] of flows) {
-    guarded.filter(inChat, createConversation<BotContext, FlowContext>(builder, { id }));
-  }
+  guarded.filter(inChat, flows.run);
 
   const supportStore = new SupportStore(redis, config.redisPrefix);
   const group =

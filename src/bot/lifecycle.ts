@@ -58,8 +58,8 @@ export function recordPolledPayments(api: Api, orders: OrdersApi): void {
 
 /**
  * Updates handled at once when polling (the runner's default is 500). Beyond this, fetched updates
- * wait in the runner's queue, a few hundred bytes each, instead of each holding its session, its
- * flow's replay and its requests' buffers while hundreds interleave: in the 1,000-customer rush
+ * wait in the runner's queue, a few hundred bytes each, instead of each holding its session and
+ * its requests' buffers while hundreds interleave: in the 1,000-customer rush
  * of `npm run bench` this lowered the peak RSS by about 20 MB without slowing the answers (the
  * machine's two cores are busy either way). It is also the most customers whose payment answers
  * can wait for `pay` at once (at most 1.5 s each, pay-answers.ts). Telegram's webhook mode has its

@@ -1,7 +1,7 @@
 import type { StorageAdapter } from "grammy";
 
 /**
- * Sessions and conversation state are read at the start of every update and written back at its
+ * Sessions (with the product flow in progress) are read at the start of every update and written back at its
  * end, changed or not (grammY writes whatever was read). This wrapper around a storage adapter
  * (@grammyjs/storage-redis here) skips the write when the value is the one read in the same
  * update, so an update that changes nothing costs one Redis read instead of a read and a write.

@@ -14,9 +14,7 @@ import { CHAT_SEND_METHODS, type TelegramHolds } from "./telegram-holds.js";
  *   an abort controller, a timer and three promises per call, which in a rush was a steady share
  *   of the bot's garbage and CPU per update. Uploads (an `InputFile` anywhere in the payload) go
  *   on to grammY's request.
- * - `fetch`: the client's `fetch`, for those uploads and for the Api objects conversations build
- *   from the client options (their calls are logged for replay, so they must keep grammY's
- *   request beneath the conversation's own transformer). grammY reads only `json()` of the answer.
+ * - `fetch`: the client's `fetch`, for those uploads. grammY reads only `json()` of the answer.
  */
 export interface TelegramTransport {
   fetch: typeof fetch;

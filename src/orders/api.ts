@@ -13,7 +13,7 @@ import type { Customer, Order, OrderFilter, OrderItem, Page, ProviderRail } from
 
 /** What a flow hands to `quote`. */
 export interface QuoteInput {
-  /** UUID v4 chosen once per customer intent (in a conversation: through conversation.external). */
+  /** UUID v4 chosen once per customer intent (in a flow: kept in its record, reused on Retry). */
   orderId: string;
   item: OrderItem;
   customer: Customer;

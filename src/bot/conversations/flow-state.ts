@@ -1,74 +1,91 @@
-import type { ConversationData, ConversationState, VersionedState } from "@grammyjs/conversations";
-import type { SessionData } from "../context.js";
+import type { Locale, ProductKind } from "../../config.js";
+import type { Choice } from "./steps.js";
 
 /** An abandoned flow is left when the customer comes back after this long. */
 export const FLOW_IDLE_MS = 6 * 3600 * 1000;
 
-/**
- * Where @grammyjs/conversations keeps the flows: the chat's session (read once per update,
- * written when changed), with the time of the last write beside them. Flows untouched for
- * {@link FLOW_IDLE_MS} read as none, and the update goes on as if no flow were open. (The
- * plugin's own `maxMillisecondsToWait` does the same by logging two clock reads per wait, which
- * every later update of the flow replays.)
- */
-export function flowStorage() {
-  return {
-    read(ctx: { session: SessionData }): VersionedState<ConversationData> | undefined {
-      const at = ctx.session.__flowsAt;
-      if (at !== undefined && Date.now() - at >= FLOW_IDLE_MS) {
-        ctx.session.__flows = undefined;
-        ctx.session.__flowsAt = undefined;
-      }
-      return ctx.session.__flows as VersionedState<ConversationData> | undefined;
-    },
-    write(ctx: { session: SessionData }, state: VersionedState<ConversationData>): void {
-      ctx.session.__flows = compactFlowState(state);
-      ctx.session.__flowsAt = Date.now();
-    },
-    delete(ctx: { session: SessionData }): void {
-      ctx.session.__flows = undefined;
-      ctx.session.__flowsAt = undefined;
-    },
-  };
-}
+/** Bump when a flow's questions, their order or what its record holds change: older records are dropped. */
+export const FLOWS_VERSION = 5;
 
 /**
- * The flows' state as it is stored in the chat's session. A flow's replay log keeps every update
- * the flow waited for, and the log is read, replayed and written back at each step. A button's
- * update carries the whole message the button was on (its text, entities and keyboard): most of
- * the log's size, of which the flows use only which message it was (kit.ts: its `message_id`, for
- * the next question to replace it, and its chat). The log keeps those and the message's date; the
- * rest is left out when the state is written. Typed answers are kept whole.
+ * A product flow in progress, kept in the chat's session (read once per update, written when
+ * changed). It holds where the flow is and what was answered, not a log of updates: an update
+ * runs the current step again from its start (catalog reads come from the catalog's cache), hands
+ * it the customer's answer, and stops at the next question (kit.ts).
  */
-export function compactFlowState(stored: VersionedState<ConversationData>): VersionedState<ConversationData> {
-  let changed = false;
-  const state: ConversationData = {};
-  for (const [id, runs] of Object.entries(stored.state)) {
-    const compacted = runs.map(compactRun);
-    if (compacted.some((run, i) => run !== runs[i])) changed = true;
-    state[id] = compacted;
+export interface FlowRecord {
+  kind: ProductKind;
+  /** {@link FLOWS_VERSION} when the flow started. */
+  v: number;
+  /** When the record was last written (ms): flows idle for {@link FLOW_IDLE_MS} are left. */
+  at: number;
+  locale: Locale;
+  /** Index of the current step; the steps' count is the quote, -1 the main menu. */
+  step: number;
+  /** The answers so far (the flow's own state type). */
+  state: unknown;
+  /** Updates the flow has taken (bounded by MAX_WAITS). */
+  waits: number;
+  /** The last question's number; buttons carry it (`f:<nonce>:<action>`). */
+  nonce: number;
+  /** The question on screen, whose answer the next update may be. */
+  ask?: Waiting;
+  /** The order id of the current quote attempt (one per customer intent, reused on Retry). */
+  orderId?: string;
+  /** Quote attempts for that intent. */
+  quotes?: number;
+  /** Failed catalog reads in a row at the current step. */
+  loadFails?: number;
+}
+
+/** The question a flow waits on. */
+export interface Waiting {
+  /** Step it belongs to, and which of the step's questions (`q`, `retry`, `quote`). */
+  step: number;
+  key: string;
+  nonce: number;
+  page: number;
+  /** Bad answers in a row. */
+  bad: number;
+  /** The choices' values when it was shown: a list that changed since is shown again, not answered from. */
+  sig?: string;
+  /** The question itself, when it cannot be built again from the flow's state (the quote's). */
+  q?: StoredQuestion;
+  /** The quote was refused: Retry quotes under a new order id. */
+  refused?: boolean;
+}
+
+/** A question kept whole in the record. */
+export interface StoredQuestion {
+  text: string;
+  choices: Choice<string>[];
+  back?: boolean;
+}
+
+/** Session fields where an earlier release kept flows (a replay log); removed when seen. */
+const OLD_KEYS = ["__flows", "__flowsAt"] as const;
+
+/**
+ * The chat's flow in progress, or undefined; a record of another version or idle for
+ * {@link FLOW_IDLE_MS} is removed and reads as none.
+ */
+export function activeFlow(session: { flow?: FlowRecord }, now = Date.now()): FlowRecord | undefined {
+  const s = session as Record<string, unknown>;
+  for (const key of OLD_KEYS) if (s[key] !== undefined) delete s[key];
+  const rec = session.flow;
+  if (rec === undefined) return undefined;
+  if (rec.v !== FLOWS_VERSION || now - rec.at >= FLOW_IDLE_MS) {
+    session.flow = undefined;
+    return undefined;
   }
-  return changed ? { ...stored, state } : stored;
+  return rec;
 }
 
-function compactRun(run: ConversationState): ConversationState {
-  let changed = false;
-  const receive = run.replay.receive.map((op) => {
-    const returnValue = compactUpdate(op.returnValue);
-    if (returnValue === op.returnValue) return op;
-    changed = true;
-    return { ...op, returnValue };
-  });
-  return changed ? { ...run, replay: { ...run.replay, receive } } : run;
-}
-
-/** A button's update with its message cut down to what identifies it; anything else as it is. */
-function compactUpdate(value: unknown): unknown {
-  if (typeof value !== "object" || value === null || !("update_id" in value)) return value;
-  const query = (value as { callback_query?: { message?: Record<string, unknown> } }).callback_query;
-  const message = query?.message;
-  if (!query || !message) return value;
-  const { message_id, date, chat } = message;
-  if (Object.keys(message).length <= 3) return value;
-  return { ...value, callback_query: { ...query, message: { message_id, date, chat } } };
+/**
+ * Whether a button's callback data (`f:<nonce>:<action>`) answers the flow's question on screen:
+ * buttons of earlier questions, and of earlier flows (numbered from another random start), do not.
+ */
+export function answersFlow(rec: FlowRecord, data: string): boolean {
+  const m = /^f:(\d+):/.exec(data);
+  return m !== null && rec.ask !== undefined && Number(m[1]) === rec.ask.nonce;
 }

@@ -1,12 +1,10 @@
 import { itemRef } from "../../orders/price-settings.js";
 import type { Game, GamePackage, GameRegion } from "../../reseller/types.js";
-import type { FlowContext, FlowConversation } from "../context.js";
 import { humanizeKey } from "../format/final.js";
 import { LIMITS, parseFieldValue, parseWholeNumber } from "../validate.js";
-import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import type { FlowDef } from "./kit.js";
 import { type Step, settle } from "./steps.js";
 
-export const GAME_FLOW = "game";
 export const GAME_ITEMS_PER_PAGE = 8;
 export const GAME_QUANTITY_PRESETS = [1, 2, 3, 5, 10] as const;
 
@@ -21,7 +19,7 @@ interface GameState {
 }
 
 /** Games: game → region → package (paged) → quantity 1..10 → one question per top-up field. */
-export function createGameFlow(deps: FlowDeps) {
+export function createGameFlow(): FlowDef<GameState> {
   const game: Step<GameState> = {
     id: "game",
     fields: [],
@@ -124,24 +122,22 @@ export function createGameFlow(deps: FlowDeps) {
       });
     },
   });
-  return async function gameFlow(conversation: FlowConversation, ctx: FlowContext, args: FlowArgs) {
-    const f = new FlowRun(conversation, ctx, deps, args.locale, "game");
-    await f.run<GameState>(
-      { fields: {} },
-      (s) => [game, region, pkg, quantity, ...(s.fieldKeys ?? []).map(fieldStep)],
-      (s) => ({
-        kind: "game",
-        product: "game",
-        productRef: s.pkg?.productRef,
-        quantity: s.quantity,
-        fields:
-          s.delivery === "topup"
-            ? Object.fromEntries((s.fieldKeys ?? []).map((k) => [k, s.fields[k] ?? ""]))
-            : undefined,
-        title: [s.game?.title, s.region?.title, s.pkg?.title].filter(Boolean).join(" · "),
-        game: s.game?.key,
-        region: s.region?.code,
-      }),
-    );
+  return {
+    kind: "game",
+    initial: (): GameState => ({ fields: {} }),
+    steps: (s) => [game, region, pkg, quantity, ...(s.fieldKeys ?? []).map(fieldStep)],
+    build: (s) => ({
+      kind: "game",
+      product: "game",
+      productRef: s.pkg?.productRef,
+      quantity: s.quantity,
+      fields:
+        s.delivery === "topup"
+          ? Object.fromEntries((s.fieldKeys ?? []).map((k) => [k, s.fields[k] ?? ""]))
+          : undefined,
+      title: [s.game?.title, s.region?.title, s.pkg?.title].filter(Boolean).join(" · "),
+      game: s.game?.key,
+      region: s.region?.code,
+    }),
   };
 }

@@ -1,11 +1,9 @@
 import { itemRef } from "../../orders/price-settings.js";
 import type { Gift } from "../../reseller/types.js";
-import type { FlowContext, FlowConversation } from "../context.js";
 import { formatNumber } from "../format/money.js";
-import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import type { FlowDef } from "./kit.js";
 import { recipientStep, type Step, settle } from "./steps.js";
 
-export const GIFT_FLOW = "gift";
 export const GIFTS_PER_PAGE = 8;
 
 interface GiftState {
@@ -19,7 +17,7 @@ export function giftsOnSale(gifts: Gift[]): Gift[] {
 }
 
 /** A gift from the catalog (emoji, star count, price, remaining when limited; paged), then the recipient. */
-export function createGiftFlow(deps: FlowDeps) {
+export function createGiftFlow(): FlowDef<GiftState> {
   const pick: Step<GiftState> = {
     id: "gift",
     fields: ["gift_id"],
@@ -58,19 +56,17 @@ export function createGiftFlow(deps: FlowDeps) {
     },
   };
   const steps = [pick, recipientStep<GiftState>()];
-  return async function gift(conversation: FlowConversation, ctx: FlowContext, args: FlowArgs) {
-    const f = new FlowRun(conversation, ctx, deps, args.locale, "gift");
-    await f.run<GiftState>(
-      {},
-      () => steps,
-      (s) => ({
-        kind: "gift",
-        product: "gift",
-        giftId: s.gift?.giftId,
-        emoji: s.gift?.emoji,
-        title: `${s.gift?.starCount ?? 0} ⭐`,
-        recipient: s.recipient,
-      }),
-    );
+  return {
+    kind: "gift",
+    initial: (): GiftState => ({}),
+    steps: () => steps,
+    build: (s) => ({
+      kind: "gift",
+      product: "gift",
+      giftId: s.gift?.giftId,
+      emoji: s.gift?.emoji,
+      title: `${s.gift?.starCount ?? 0} ⭐`,
+      recipient: s.recipient,
+    }),
   };
 }

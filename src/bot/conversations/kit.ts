@@ -8,35 +8,37 @@ import type { OrdersApi } from "../../orders/api.js";
 import { ruleFor } from "../../orders/price-settings.js";
 import { priceKopecks, rubToKopecks, starsForPrice } from "../../orders/pricing.js";
 import type { Customer, OrderItem } from "../../orders/types.js";
-import type { BotContext, FlowContext, FlowConversation, Translate } from "../context.js";
+import type { BotContext, Translate } from "../context.js";
 import { formatRub, formatStars } from "../format/money.js";
 import { translator } from "../i18n.js";
 import { FLOW_PREFIX } from "../keyboards/callbacks.js";
 import { mainMenu, productsOnSale } from "../keyboards/main-menu.js";
 import { isNotModified } from "../telegram-errors.js";
 import { MAX_INPUT_CHARS } from "../validate.js";
+import type { FlowRecord, Waiting } from "./flow-state.js";
 import { quoteAndShow } from "./quote.js";
-import type { Answer, Loaded, Question, Step } from "./steps.js";
+import type { Answer, Choice, Question, Step } from "./steps.js";
 
 /**
- * Building blocks shared by the product flows. A flow is a list of steps; each step asks one
- * question through {@link FlowRun.ask}, which handles Back, Cancel, paging, stale buttons and
- * bad input (the rule it broke, then the same question again). After the last step the flow
- * quotes through the orders service and shows the order card (quote.ts).
+ * The product flows' engine. A flow is a list of steps; each step asks one question through
+ * {@link FlowRun.ask}, which handles Back, Cancel, paging, stale buttons and bad input (the rule
+ * it broke, then the same question again). After the last step the flow quotes through the
+ * orders service and shows the order card (quote.ts).
  *
- * Everything that differs between replays (catalog reads, quotes, ids, session writes) goes
- * through `conversation.external`; the number of waits per conversation is bounded. So does every
- * Bot API call, made with the outside context's Api (`octx.api`): a call through the flow's own
- * context would be a logged step of its own, repeated at every replay.
+ * Where the flow is and what was answered live in the chat's session ({@link FlowRecord}). An
+ * update that answers the question on screen runs the current step again from its start (its
+ * catalog read comes from the catalog's cache), and `ask` hands the step the answer instead of
+ * asking; the flow then goes on until the next question is shown, where `ask` stops it
+ * ({@link Suspended}) and the record is written. Nothing else is kept: no log of updates to
+ * replay, so an update inside a flow costs about what a menu button does.
  */
 
-/** Bump when a flow's questions, their order or what its steps log change: stored conversations of an older version are dropped. */
-export const FLOWS_VERSION = 4;
-
-/** A conversation never waits for more than this many updates (bounds the replay log). */
+/** A flow never takes more than this many updates. */
 export const MAX_WAITS = 80;
 /** Bad answers in a row to one question before the flow gives up. */
 export const MAX_BAD_INPUTS = 5;
+/** Catalog reads that fail in a row before a flow gives up on them. */
+const MAX_LOAD_FAILS = 3;
 
 export interface FlowDeps {
   config: Config;
@@ -46,46 +48,146 @@ export interface FlowDeps {
   i18n: I18n<BotContext>;
 }
 
-/** Arguments given to `ctx.conversation.enter`. */
-export interface FlowArgs {
-  locale: Locale;
+/** A product flow: its steps (which may depend on the answers so far), and the order item the answers make. */
+export interface FlowDef<S> {
+  kind: ProductKind;
+  initial(): S;
+  steps(state: S): Step<S>[];
+  build(state: S): OrderItem;
+}
+
+/** Thrown by `ask` once its question is on screen: the flow stops here until the customer answers. */
+export class Suspended extends Error {
+  constructor() {
+    super("the flow waits for the customer's answer");
+  }
+}
+/** One instance, thrown at every question (no stack captured per update). */
+const SUSPENDED = new Suspended();
+
+/** A short fingerprint of a question's choices, to tell that a list changed between showing and answering. */
+function signature(choices: readonly Choice<unknown>[]): string {
+  const json = JSON.stringify(choices.map((c) => c.value));
+  let h = 2166136261;
+  for (let i = 0; i < json.length; i++) h = Math.imul(h ^ json.charCodeAt(i), 16777619);
+  return `${choices.length}:${(h >>> 0).toString(36)}`;
 }
 
 export class FlowRun {
   readonly t: Translate;
-  /** The latest context (its `api` belongs to the current update). */
-  ctx: FlowContext;
-  /** Message the next question replaces (the one whose button was pressed). */
+  readonly locale: Locale;
+  readonly kind: ProductKind;
+  /** A line shown above the next question (a broken rule, a refused quote…). */
+  notice: string | undefined;
+  /** Message the next `show` replaces (the one whose button was pressed). */
   private editId: number | undefined;
+  /** The update being answered, until a question takes it. */
+  private incoming: BotContext | undefined;
+  /** The button press being handled; answered once its result is on screen. */
+  private pendingAnswer: string | undefined;
+
+  constructor(
+    readonly ctx: BotContext,
+    readonly rec: FlowRecord,
+    readonly def: FlowDef<unknown>,
+    readonly deps: FlowDeps,
+  ) {
+    this.t = translator(deps.i18n, rec.locale);
+    this.locale = rec.locale;
+    this.kind = rec.kind;
+  }
 
   /** The message the next `show` replaces, if any (the one whose button was pressed). */
   get replacing(): number | undefined {
     return this.editId;
-  }
-  /** A line shown above the next question (a broken rule, a refused quote…). */
-  notice: string | undefined;
-  private asks = 0;
-  private waits = 0;
-  /** The button press being handled; answered once its result is on screen. */
-  private pendingAnswer: FlowContext | undefined;
-
-  constructor(
-    readonly conversation: FlowConversation,
-    ctx: FlowContext,
-    readonly deps: FlowDeps,
-    readonly locale: Locale,
-    readonly kind: ProductKind,
-  ) {
-    this.ctx = ctx;
-    this.t = translator(deps.i18n, locale);
-    // Entered from a main-menu button: the first question replaces the menu.
-    this.editId = ctx.callbackQuery?.message?.message_id;
   }
 
   get chatId(): number {
     const id = this.ctx.chat?.id ?? this.ctx.from?.id;
     if (id === undefined) throw new Error("flow without a chat");
     return id;
+  }
+
+  /** Starts the flow: its first question replaces the message whose button started it (the menu). */
+  async start(): Promise<void> {
+    this.editId = this.ctx.callbackQuery?.message?.message_id;
+    await this.drive();
+  }
+
+  /** Takes the customer's answer to the question on screen (the dispatcher checked it is one). */
+  async resume(): Promise<void> {
+    const query = this.ctx.callbackQuery;
+    if (query) {
+      this.pendingAnswer = query.id;
+      this.editId = query.message?.message_id;
+    }
+    this.rec.waits++;
+    if (this.rec.waits > MAX_WAITS) {
+      await this.show(this.t("flow-too-long"));
+      this.leave();
+      return;
+    }
+    this.incoming = this.ctx;
+    await this.drive();
+  }
+
+  /** Runs the steps from the current one until a question is on screen or the flow ends. */
+  private async drive(): Promise<void> {
+    try {
+      await this.steps();
+      this.leave();
+    } catch (err) {
+      if (!(err instanceof Suspended)) throw err;
+      this.rec.at = Date.now();
+      this.ctx.session.flow = this.rec;
+    } finally {
+      // A press nothing on screen answered (the flow ended without showing anything).
+      await this.answerPending();
+    }
+  }
+
+  private leave(): void {
+    this.ctx.session.flow = undefined;
+  }
+
+  /** Whether the update in hand answers this step's question `key`. */
+  resuming(key: string): boolean {
+    const w = this.rec.ask;
+    return this.incoming !== undefined && w !== undefined && w.step === this.rec.step && w.key === key;
+  }
+
+  private async steps(): Promise<void> {
+    const rec = this.rec;
+    const state = rec.state;
+    for (;;) {
+      const list = this.def.steps(state);
+      if (rec.step < 0) return this.backToMenu();
+      if (rec.step >= list.length) {
+        const r = await quoteAndShow(this, this.def.build(state));
+        if (r.type === "done" || r.type === "abort") return;
+        if (r.type === "cancel") return this.cancelled();
+        if (r.type === "back") rec.step = list.length - 1;
+        else if (r.type === "field") {
+          const root = r.field.split(".")[0] ?? "";
+          const at = list.findIndex((s) => s.fields?.includes(r.field) || s.fields?.includes(root));
+          rec.step = at >= 0 ? at : list.length - 1;
+        }
+        continue;
+      }
+      const step = list[rec.step];
+      if (!step) return;
+      // Checked when a step is reached, not again for each answer to it.
+      const answering = this.incoming !== undefined && rec.ask?.step === rec.step;
+      if (!answering && !(await this.onSale())) {
+        await this.show(this.t("product-unavailable-flow"));
+        return;
+      }
+      const res = await step.run(this, state);
+      if (res === "next") rec.step++;
+      else if (res === "back") rec.step--;
+      else if (res === "cancel") return this.cancelled();
+      else return;
+    }
   }
 
   /**
@@ -97,155 +199,184 @@ export class FlowRun {
     const target = this.editId;
     this.editId = undefined;
     const chatId = this.chatId;
-    const logger = this.deps.logger;
-    const answering = this.pendingAnswer?.callbackQuery?.id;
+    const api = this.ctx.api;
+    const answering = this.pendingAnswer;
     this.pendingAnswer = undefined;
-    // Sent outside the flow's replay log, which keeps only the message id (a whole Message in the
-    // log is about a kilobyte, read and written back at every step); the press is answered in the
-    // same step, so a replay of this question repeats one logged step, not two.
-    return this.conversation.external(async (octx) => {
-      try {
-        if (target !== undefined) {
-          try {
-            await octx.api.editMessageText(chatId, target, text, other);
-            return target;
-          } catch (err) {
-            if (isNotModified(err)) return target;
-            logger.debug({ err }, "could not edit the flow message; sending a new one");
-          }
+    try {
+      if (target !== undefined) {
+        try {
+          await api.editMessageText(chatId, target, text, other);
+          return target;
+        } catch (err) {
+          if (isNotModified(err)) return target;
+          this.deps.logger.debug({ err }, "could not edit the flow message; sending a new one");
         }
-        const sent = await octx.api.sendMessage(chatId, text, other);
-        return sent.message_id;
-      } finally {
-        if (answering !== undefined) await octx.api.answerCallbackQuery(answering).catch(() => undefined);
       }
-    });
+      const sent = await api.sendMessage(chatId, text, other);
+      return sent.message_id;
+    } finally {
+      if (answering !== undefined) await api.answerCallbackQuery(answering).catch(() => undefined);
+    }
   }
 
   /** Stops the spinner of a button press that changed nothing on screen. */
   private async answerPending(): Promise<void> {
-    const id = this.pendingAnswer?.callbackQuery?.id;
+    const id = this.pendingAnswer;
     this.pendingAnswer = undefined;
-    if (id === undefined) return;
-    await this.conversation.external(async (octx) => {
-      await octx.api.answerCallbackQuery(id).catch(() => undefined);
-    });
+    if (id !== undefined) await this.ctx.api.answerCallbackQuery(id).catch(() => undefined);
   }
 
-  /** Asks one question and waits for a valid answer, Back, or Cancel. */
-  async ask<T>(q: Question<T>): Promise<Answer<T>> {
-    const nonce = ++this.asks;
+  /**
+   * Asks one question (`key` tells a step's questions apart): returns the answer when the update
+   * in hand is one (a valid value, Back, Cancel, or "abort" after too many bad answers);
+   * otherwise shows the question and stops the flow until the next update. `keep` is stored with
+   * the question on screen (a question the flow cannot build again keeps itself).
+   */
+  async ask<T>(q: Question<T>, key = "q", keep?: Pick<Waiting, "q" | "refused">): Promise<Answer<T>> {
+    const w = this.rec.ask;
+    if (this.resuming(key) && w) {
+      const update = this.incoming;
+      this.incoming = undefined;
+      const a = await this.answer(q, w, update);
+      if (a) return a;
+      return this.render(q, w);
+    }
+    return this.present(q, key, keep);
+  }
+
+  /**
+   * Shows a new question and stops the flow until the next update (an update in hand that has
+   * not been taken was meant for a question the flow no longer asks).
+   */
+  present<T>(q: Question<T>, key = "q", keep?: Pick<Waiting, "q" | "refused">): Promise<never> {
+    const rec = this.rec;
+    const choices = q.choices ?? [];
+    this.incoming = undefined;
+    const fresh: Waiting = { step: rec.step, key, nonce: ++rec.nonce, page: 0, bad: 0, ...keep };
+    if (choices.length > 0) fresh.sig = signature(choices);
+    rec.ask = fresh;
+    return this.render(q, fresh);
+  }
+
+  /** What an update says to the question on screen: an answer, or nothing (the question is shown again). */
+  private async answer<T>(
+    q: Question<T>,
+    w: Waiting,
+    update: BotContext | undefined,
+  ): Promise<Answer<T> | undefined> {
+    const choices = q.choices ?? [];
+    const data = update?.callbackQuery?.data;
+    if (data !== undefined) {
+      const action = data.slice(data.indexOf(":", FLOW_PREFIX.length) + 1);
+      if (action === "b") return { type: "back" };
+      if (action === "x") return { type: "cancel" };
+      if (action.startsWith("p")) {
+        const pages = pageCount(q);
+        w.page = Math.min(pages - 1, Math.max(0, Number(action.slice(1)) || 0));
+        return undefined;
+      }
+      if (action.startsWith("c")) {
+        // A list that changed since it was shown is shown again as it is now.
+        if (choices.length > 0 && w.sig !== signature(choices)) {
+          w.sig = signature(choices);
+          w.page = 0;
+          return undefined;
+        }
+        const choice = choices[Number(action.slice(1))];
+        if (choice) return { type: "value", value: choice.value };
+      }
+      // "n" (page counter) or an unknown choice: nothing to do.
+      this.editId = undefined;
+      await this.answerPending();
+      throw SUSPENDED;
+    }
+    const text = update?.message?.text;
+    this.editId = undefined;
+    if (text !== undefined && text.length > MAX_INPUT_CHARS) {
+      // Refused before any parser sees it.
+      this.notice = `⚠️ ${this.t("rule-input-length", { max: MAX_INPUT_CHARS })}`;
+    } else if (text !== undefined && q.parse) {
+      const r = q.parse(text);
+      if (r.ok) return { type: "value", value: r.value };
+      this.notice = `⚠️ ${this.t(r.rule, r.vars)}`;
+    } else {
+      this.notice = `⚠️ ${this.t(text !== undefined ? "flow-use-buttons" : "flow-send-text")}`;
+    }
+    if (++w.bad >= MAX_BAD_INPUTS) {
+      await this.show(`${this.notice}\n\n${this.t("flow-too-many-attempts")}`);
+      return { type: "abort" };
+    }
+    return undefined;
+  }
+
+  /** Shows the question (the page on screen, the notice above it) and stops the flow. */
+  private async render<T>(q: Question<T>, w: Waiting): Promise<never> {
     const choices = q.choices ?? [];
     const pageSize = q.pageSize ?? choices.length;
-    const pages = Math.max(1, Math.ceil(choices.length / Math.max(1, pageSize)));
-    let page = 0;
-    let bad = 0;
-    const cb = (action: string) => `${FLOW_PREFIX}${nonce}:${action}`;
-
-    const render = async () => {
-      const cols = Math.max(1, q.columns ?? 1);
-      const start = page * pageSize;
-      const rows: InlineKeyboardButton[][] = [];
-      choices.slice(start, start + pageSize).forEach((c, i) => {
-        if (i % cols === 0) rows.push([]);
-        rows[rows.length - 1]?.push(InlineKeyboard.text(c.label, cb(`c${start + i}`)));
-      });
-      if (pages > 1) {
-        rows.push([
-          InlineKeyboard.text(page > 0 ? "‹" : "·", cb(page > 0 ? `p${page - 1}` : "n")),
-          InlineKeyboard.text(`${page + 1}/${pages}`, cb("n")),
-          InlineKeyboard.text(page < pages - 1 ? "›" : "·", cb(page < pages - 1 ? `p${page + 1}` : "n")),
-        ]);
-      }
-      const nav = [InlineKeyboard.text(this.t("btn-cancel"), cb("x"))];
-      if (q.back !== false) nav.unshift(InlineKeyboard.text(this.t("btn-back"), cb("b")));
-      rows.push(nav);
-      const kb = InlineKeyboard.from(rows);
-      const text = this.notice ? `${this.notice}\n\n${q.text}` : q.text;
-      this.notice = undefined;
-      await this.show(text, kb);
-    };
-
-    await render();
-    for (;;) {
-      if (this.waits >= MAX_WAITS) {
-        await this.show(this.t("flow-too-long"));
-        return { type: "abort" };
-      }
-      const c = await this.conversation.wait();
-      this.waits++;
-      this.ctx = c;
-      const data = c.callbackQuery?.data;
-      if (data !== undefined) {
-        const m = /^f:(\d+):(.*)$/.exec(data);
-        // Buttons of other questions, cards and menus are handled outside the flow.
-        if (!m || Number(m[1]) !== nonce) await this.conversation.skip({ next: true });
-        this.pendingAnswer = c;
-        const action = m?.[2] ?? "";
-        this.editId = c.callbackQuery?.message?.message_id;
-        if (action === "b") return { type: "back" };
-        if (action === "x") return { type: "cancel" };
-        if (action.startsWith("p")) {
-          page = Math.min(pages - 1, Math.max(0, Number(action.slice(1)) || 0));
-          await render();
-          continue;
-        }
-        if (action.startsWith("c")) {
-          const choice = choices[Number(action.slice(1))];
-          if (choice) return { type: "value", value: choice.value };
-        }
-        // "n" (page counter) or an unknown choice: nothing to do.
-        this.editId = undefined;
-        await this.answerPending();
-        continue;
-      }
-      const msg = c.message;
-      if (!msg || msg.successful_payment) await this.conversation.skip({ next: true });
-      this.editId = undefined;
-      if (msg?.text !== undefined && msg.text.length > MAX_INPUT_CHARS) {
-        // Refused before any parser sees it.
-        this.notice = `⚠️ ${this.t("rule-input-length", { max: MAX_INPUT_CHARS })}`;
-      } else if (msg?.text !== undefined && q.parse) {
-        const r = q.parse(msg.text);
-        if (r.ok) return { type: "value", value: r.value };
-        this.notice = `⚠️ ${this.t(r.rule, r.vars)}`;
-      } else {
-        this.notice = `⚠️ ${this.t(msg?.text !== undefined ? "flow-use-buttons" : "flow-send-text")}`;
-      }
-      if (++bad >= MAX_BAD_INPUTS) {
-        await this.show(`${this.notice}\n\n${this.t("flow-too-many-attempts")}`);
-        return { type: "abort" };
-      }
-      await render();
+    const pages = pageCount(q);
+    const page = Math.min(w.page, pages - 1);
+    const cb = (action: string) => `${FLOW_PREFIX}${w.nonce}:${action}`;
+    const cols = Math.max(1, q.columns ?? 1);
+    const start = page * pageSize;
+    const rows: InlineKeyboardButton[][] = [];
+    choices.slice(start, start + pageSize).forEach((c, i) => {
+      if (i % cols === 0) rows.push([]);
+      rows[rows.length - 1]?.push(InlineKeyboard.text(c.label, cb(`c${start + i}`)));
+    });
+    if (pages > 1) {
+      rows.push([
+        InlineKeyboard.text(page > 0 ? "‹" : "·", cb(page > 0 ? `p${page - 1}` : "n")),
+        InlineKeyboard.text(`${page + 1}/${pages}`, cb("n")),
+        InlineKeyboard.text(page < pages - 1 ? "›" : "·", cb(page < pages - 1 ? `p${page + 1}` : "n")),
+      ]);
     }
+    const nav = [InlineKeyboard.text(this.t("btn-cancel"), cb("x"))];
+    if (q.back !== false) nav.unshift(InlineKeyboard.text(this.t("btn-back"), cb("b")));
+    rows.push(nav);
+    const text = this.notice ? `${this.notice}\n\n${q.text}` : q.text;
+    this.notice = undefined;
+    await this.show(text, InlineKeyboard.from(rows));
+    throw SUSPENDED;
   }
 
-  /** Reads a catalog through `external`; on failure offers Retry (a few times) or gives up. */
+  /**
+   * Reads a catalog (the catalog service keeps it for a moment, so a step that runs again reads
+   * memory); on failure offers Retry (a few times) or gives up.
+   */
   async load<T>(read: (catalog: CatalogService) => Promise<T>): Promise<T | undefined> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const r = await this.conversation.external(async (): Promise<Loaded<T>> => {
-        try {
-          // Picker prices follow the operators' settings (kept in memory for a moment).
-          await this.deps.orders.prices?.cached();
-          return { ok: true, value: await read(this.deps.catalog) };
-        } catch (err) {
-          this.deps.logger.warn({ err }, "catalog unavailable in a flow");
-          return { ok: false };
-        }
-      });
-      if (r.ok) return r.value;
-      const a = await this.ask({
-        text: this.t("catalog-unavailable"),
-        choices: [{ label: this.t("btn-retry"), value: "retry" }],
-        back: false,
-      });
+    const rec = this.rec;
+    const retry = (): Question<string> => ({
+      text: this.t("catalog-unavailable"),
+      choices: [{ label: this.t("btn-retry"), value: "retry" }],
+      back: false,
+    });
+    // The answer to the Retry question on screen comes before reading again: Cancel is not a retry.
+    if (this.resuming("retry")) {
+      const a = await this.ask(retry(), "retry");
       if (a.type !== "value") {
+        rec.loadFails = 0;
         if (a.type === "cancel") await this.cancelled();
         return undefined;
       }
     }
-    await this.show(this.t("catalog-unavailable-final"));
-    return undefined;
+    for (;;) {
+      try {
+        // Picker prices follow the operators' settings (kept in memory for a moment).
+        await this.deps.orders.prices?.cached();
+        const value = await read(this.deps.catalog);
+        rec.loadFails = 0;
+        return value;
+      } catch (err) {
+        this.deps.logger.warn({ err }, "catalog unavailable in a flow");
+      }
+      rec.loadFails = (rec.loadFails ?? 0) + 1;
+      if (rec.loadFails >= MAX_LOAD_FAILS) {
+        rec.loadFails = 0;
+        await this.show(this.t("catalog-unavailable-final"));
+        return undefined;
+      }
+      await this.present(retry(), "retry");
+    }
   }
 
   /**
@@ -267,7 +398,7 @@ export class FlowRun {
   /** Whether the operators still sell this flow's product (read through the short cache). */
   private async onSale(): Promise<boolean> {
     const { config, orders } = this.deps;
-    return this.conversation.external(async () => (await productsOnSale(config, orders)).includes(this.kind));
+    return (await productsOnSale(config, orders)).includes(this.kind);
   }
 
   async cancelled(): Promise<void> {
@@ -276,9 +407,9 @@ export class FlowRun {
 
   async backToMenu(): Promise<void> {
     const { config, orders } = this.deps;
-    const products = await this.conversation.external(() => productsOnSale(config, orders));
+    const products = await productsOnSale(config, orders);
     const menu = mainMenu(
-      { products, referralPercent: this.deps.config.referralPercent, checkout: this.deps.config.checkout },
+      { products, referralPercent: config.referralPercent, checkout: config.checkout },
       this.t,
     );
     await this.show(menu.text, menu.keyboard);
@@ -295,36 +426,10 @@ export class FlowRun {
       locale: this.locale,
     };
   }
+}
 
-  /** Runs the steps with Back/Cancel navigation, then quotes. */
-  async run<S>(state: S, steps: (s: S) => Step<S>[], build: (s: S) => OrderItem): Promise<void> {
-    let i = 0;
-    for (;;) {
-      const list = steps(state);
-      if (i < 0) return this.backToMenu();
-      if (i >= list.length) {
-        const r = await quoteAndShow(this, build(state));
-        if (r.type === "done" || r.type === "abort") return;
-        if (r.type === "cancel") return this.cancelled();
-        if (r.type === "back") i = list.length - 1;
-        else if (r.type === "field") {
-          const root = r.field.split(".")[0] ?? "";
-          const at = list.findIndex((s) => s.fields?.includes(r.field) || s.fields?.includes(root));
-          i = at >= 0 ? at : list.length - 1;
-        }
-        continue;
-      }
-      const step = list[i];
-      if (!step) return;
-      if (!(await this.onSale())) {
-        await this.show(this.t("product-unavailable-flow"));
-        return;
-      }
-      const res = await step.run(this, state);
-      if (res === "next") i++;
-      else if (res === "back") i--;
-      else if (res === "cancel") return this.cancelled();
-      else return;
-    }
-  }
+function pageCount(q: Question<unknown>): number {
+  const n = q.choices?.length ?? 0;
+  const size = q.pageSize ?? n;
+  return Math.max(1, Math.ceil(n / Math.max(1, size)));
 }

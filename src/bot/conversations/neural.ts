@@ -1,10 +1,8 @@
 import { itemRef } from "../../orders/price-settings.js";
 import type { NeuralItem } from "../../reseller/types.js";
-import type { FlowContext, FlowConversation } from "../context.js";
-import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import type { FlowDef } from "./kit.js";
 import { type Step, settle } from "./steps.js";
 
-export const NEURAL_FLOW = "neural";
 export const NEURAL_PER_PAGE = 8;
 
 interface NeuralState {
@@ -12,7 +10,7 @@ interface NeuralState {
 }
 
 /** AI services: one item of the neural catalog; no recipient. */
-export function createNeuralFlow(deps: FlowDeps) {
+export function createNeuralFlow(): FlowDef<NeuralState> {
   const pick: Step<NeuralState> = {
     id: "item",
     fields: ["code"],
@@ -41,18 +39,16 @@ export function createNeuralFlow(deps: FlowDeps) {
     },
   };
   const steps = [pick];
-  return async function neural(conversation: FlowConversation, ctx: FlowContext, args: FlowArgs) {
-    const f = new FlowRun(conversation, ctx, deps, args.locale, "neural");
-    await f.run<NeuralState>(
-      {},
-      () => steps,
-      (s) => ({
-        kind: "neural",
-        product: "neural",
-        code: s.item?.code,
-        title: s.item?.title,
-        emoji: s.item?.emoji,
-      }),
-    );
+  return {
+    kind: "neural",
+    initial: (): NeuralState => ({}),
+    steps: () => steps,
+    build: (s) => ({
+      kind: "neural",
+      product: "neural",
+      code: s.item?.code,
+      title: s.item?.title,
+      emoji: s.item?.emoji,
+    }),
   };
 }

@@ -1,9 +1,6 @@
 import { PREMIUM_MONTHS, type ResellerProduct } from "../../reseller/types.js";
-import type { FlowContext, FlowConversation } from "../context.js";
-import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import type { FlowDef } from "./kit.js";
 import { recipientStep, type Step, settle } from "./steps.js";
-
-export const PREMIUM_FLOW = "premium";
 
 interface PremiumState {
   months?: (typeof PREMIUM_MONTHS)[keyof typeof PREMIUM_MONTHS];
@@ -11,7 +8,7 @@ interface PremiumState {
 }
 
 /** Telegram Premium: 3, 6 or 12 months, then the recipient. */
-export function createPremiumFlow(deps: FlowDeps) {
+export function createPremiumFlow(): FlowDef<PremiumState> {
   const duration: Step<PremiumState> = {
     id: "months",
     fields: ["product"],
@@ -30,16 +27,14 @@ export function createPremiumFlow(deps: FlowDeps) {
     },
   };
   const steps = [duration, recipientStep<PremiumState>()];
-  return async function premium(conversation: FlowConversation, ctx: FlowContext, args: FlowArgs) {
-    const f = new FlowRun(conversation, ctx, deps, args.locale, "premium");
-    await f.run<PremiumState>(
-      {},
-      () => steps,
-      (s) => ({
-        kind: "premium",
-        product: `premium_${s.months ?? 3}m` as ResellerProduct,
-        recipient: s.recipient,
-      }),
-    );
+  return {
+    kind: "premium",
+    initial: (): PremiumState => ({}),
+    steps: () => steps,
+    build: (s) => ({
+      kind: "premium",
+      product: `premium_${s.months ?? 3}m` as ResellerProduct,
+      recipient: s.recipient,
+    }),
   };
 }

@@ -1,10 +1,7 @@
-import type { FlowContext, FlowConversation } from "../context.js";
 import { formatNumber } from "../format/money.js";
 import { LIMITS, parseWholeNumber, STAR_PRESETS } from "../validate.js";
-import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import type { FlowDef } from "./kit.js";
 import { recipientStep, type Step, settle } from "./steps.js";
-
-export const STARS_FLOW = "stars";
 
 interface StarsState {
   count?: number;
@@ -12,7 +9,7 @@ interface StarsState {
 }
 
 /** Telegram Stars: a preset or a typed amount (50..1,000,000), then the recipient. */
-export function createStarsFlow(deps: FlowDeps) {
+export function createStarsFlow(): FlowDef<StarsState> {
   const amount: Step<StarsState> = {
     id: "amount",
     fields: ["quantity"],
@@ -29,12 +26,10 @@ export function createStarsFlow(deps: FlowDeps) {
     },
   };
   const steps = [amount, recipientStep<StarsState>()];
-  return async function stars(conversation: FlowConversation, ctx: FlowContext, args: FlowArgs) {
-    const f = new FlowRun(conversation, ctx, deps, args.locale, "stars");
-    await f.run<StarsState>(
-      {},
-      () => steps,
-      (s) => ({ kind: "stars", product: "stars", quantity: s.count, recipient: s.recipient }),
-    );
+  return {
+    kind: "stars",
+    initial: (): StarsState => ({}),
+    steps: () => steps,
+    build: (s) => ({ kind: "stars", product: "stars", quantity: s.count, recipient: s.recipient }),
   };
 }

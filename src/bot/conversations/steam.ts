@@ -1,10 +1,8 @@
-import type { FlowContext, FlowConversation } from "../context.js";
 import { formatRub } from "../format/money.js";
 import { LIMITS, parseSteamLogin, parseWholeNumber } from "../validate.js";
-import { type FlowArgs, type FlowDeps, FlowRun } from "./kit.js";
+import type { FlowDef } from "./kit.js";
 import { type Step, settle } from "./steps.js";
 
-export const STEAM_FLOW = "steam";
 export const STEAM_PRESETS = [100, 250, 500, 1000, 2500, 5000] as const;
 
 /** "500 ₽", "500 руб.", "500 rub" → "500". */
@@ -18,7 +16,7 @@ interface SteamState {
 }
 
 /** Steam top-up: the game-platform login, then an amount in roubles (50..50,000). */
-export function createSteamFlow(deps: FlowDeps) {
+export function createSteamFlow(): FlowDef<SteamState> {
   const login: Step<SteamState> = {
     id: "login",
     fields: ["recipient_username"],
@@ -48,12 +46,10 @@ export function createSteamFlow(deps: FlowDeps) {
     },
   };
   const steps = [login, amount];
-  return async function steam(conversation: FlowConversation, ctx: FlowContext, args: FlowArgs) {
-    const f = new FlowRun(conversation, ctx, deps, args.locale, "steam");
-    await f.run<SteamState>(
-      {},
-      () => steps,
-      (s) => ({ kind: "steam", product: "steam", recipient: s.login, quantity: s.amount }),
-    );
+  return {
+    kind: "steam",
+    initial: (): SteamState => ({}),
+    steps: () => steps,
+    build: (s) => ({ kind: "steam", product: "steam", recipient: s.login, quantity: s.amount }),
   };
 }

@@ -74,7 +74,7 @@ export function recipientStep<S extends { recipient?: string }>(): Step<S> {
   };
 }
 
-/** What a quote attempt inside a flow came to (kept in the flow's replay log). */
+/** What a quote attempt inside a flow came to. */
 export type QuoteOutcome =
   | { ok: true; order: Order }
   | { ok: false; kind: "validation"; issues: { field: string; message: string }[] }

@@ -7,7 +7,7 @@ import { showCard } from "./shared.js";
 export function cancelFeature(): Composer<BotContext> {
   const c = new FlatComposer<BotContext>();
   c.command("cancel", async (ctx) => {
-    // Active conversations were already left by the escape middleware (see index.ts).
+    // The flow in progress was already left by the escape middleware (see index.ts).
     const quoteId = ctx.session.lastQuoteId;
     ctx.session.lastQuoteId = undefined;
     if (quoteId && ctx.from) {

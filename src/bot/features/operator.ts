@@ -53,7 +53,7 @@ const ANSWER_MAX = 200;
  * buttons (`op:<letter>…`, crafted or not) are answered with an empty callback answer and do
  * nothing.
  *
- * Register it after session and i18n and before the conversations, so an operator in the middle
+ * Register it after session and i18n and before the product flows, so an operator in the middle
  * of a flow still gets the tools.
  */
 export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotContext> {

@@ -90,6 +90,5 @@ export async function showView(
 
 /** Leaves the product flow in progress, if any, so that the next typed message reaches a wallet question. */
 export async function leaveFlows(ctx: BotContext): Promise<void> {
-  const flows = ctx.conversation as BotContext["conversation"] | undefined;
-  if (flows && Object.keys(flows.active()).length > 0) await flows.exitAll();
+  ctx.flows?.leave();
 }

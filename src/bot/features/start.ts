@@ -35,8 +35,7 @@ export function startFeature(): Composer<BotContext> {
     if (!(await productsOnSale(config, ctx.deps.orders)).includes(kind))
       return answerQuietly(ctx, ctx.t("product-disabled"), true);
     await answerQuietly(ctx);
-    if (Object.keys(ctx.conversation.active()).length > 0) await ctx.conversation.exitAll();
-    await ctx.conversation.enter(kind, { locale: await localeOf(ctx) });
+    await ctx.flows.enter(kind, await localeOf(ctx));
   });
 
   return c;

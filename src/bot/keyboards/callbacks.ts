@@ -2,8 +2,8 @@ import type { Rail } from "../../config.js";
 import { LIMITS } from "../validate.js";
 
 /**
- * Callback-data prefixes of buttons handled outside conversations (≤ 64 bytes with a UUID).
- * Conversation buttons use `f:<step>:<choice>` (see conversations/kit.ts).
+ * Callback-data prefixes of buttons handled outside the product flows (≤ 64 bytes with a UUID).
+ * A flow's buttons use `f:<question>:<action>` (see conversations/kit.ts).
  */
 export const CB = {
   /** Pay (invoice) or Confirm (direct) the order: `pay:<orderId>`. */
