@@ -16,8 +16,8 @@ import type { RedisClient } from "../redis/connect.js";
 import type { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
-import type { FlowRecord } from "./conversations/flow-state.js";
-import type { FlowControl } from "./conversations/flows.js";
+import type { FlowControl } from "./flows/dispatch.js";
+import type { FlowRecord } from "./flows/flow-state.js";
 
 /** What the bot needs from the rest of the application (built by src/main.ts). */
 export interface BotDeps {
@@ -55,7 +55,7 @@ export interface SessionData {
   __language_code?: Locale;
   /** The last quote a flow produced, so /cancel can cancel it while it is unpaid. */
   lastQuoteId?: string;
-  /** The product flow in progress (conversations/flow-state.ts): where it is and what was answered. */
+  /** The product flow in progress (flows/flow-state.ts): where it is and what was answered. */
   flow?: FlowRecord;
   /** A typed answer the wallet screens wait for (see features/wallet.ts), when one does. */
   walletInput?: WalletInput;
@@ -111,7 +111,7 @@ export const WALLET_INPUT_TTL_MS = 3600 * 1000;
 
 interface Extras {
   deps: BotDeps;
-  /** Entering and leaving the product flows (conversations/flows.ts). */
+  /** Entering and leaving the product flows (flows/dispatch.ts). */
   flows: FlowControl;
   /** Child logger carrying the update id. */
   logger: Logger;

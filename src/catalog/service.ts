@@ -13,7 +13,7 @@ import type {
  * The reseller catalogs as the bot reads them: each answer is kept in memory for `ttlSeconds`
  * (0 = always ask the reseller), and concurrent misses for the same catalog share one request.
  * A flow therefore always starts from a catalog no older than CATALOG_TTL_SECONDS. A flow's
- * picker reads its catalog again at each answer to it (bot/conversations/kit.ts), from here:
+ * picker reads its catalog again at each answer to it (bot/flows/kit.ts), from here:
  * with 0, every tap on a gift, AI-service or game list asks the reseller.
  */
 export interface CatalogService {

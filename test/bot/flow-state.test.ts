@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FLOW_IDLE_MS, FLOWS_VERSION } from "../../src/bot/conversations/flow-state.js";
+import { FLOW_IDLE_MS, FLOWS_VERSION } from "../../src/bot/flows/flow-state.js";
 import { sessionKey } from "../../src/bot/redis-keys.js";
 import { type BotHarness, startBotHarness } from "./helpers/bot-harness.js";
 import { ALICE, callbackUpdate, textUpdate } from "./helpers/updates.js";

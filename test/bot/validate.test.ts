@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stripRoubleSign } from "../../src/bot/conversations/steam.js";
+import { stripRoubleSign } from "../../src/bot/flows/steam.js";
 import {
   parseFieldValue,
   parseRecipient,

@@ -3,7 +3,7 @@ import { LIMITS } from "../validate.js";
 
 /**
  * Callback-data prefixes of buttons handled outside the product flows (≤ 64 bytes with a UUID).
- * A flow's buttons use `f:<question>:<action>` (see conversations/kit.ts).
+ * A flow's buttons use `f:<question>:<action>` (see flows/kit.ts).
  */
 export const CB = {
   /** Pay (invoice) or Confirm (direct) the order: `pay:<orderId>`. */

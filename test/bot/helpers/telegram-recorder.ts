@@ -14,9 +14,8 @@ interface Failure {
 }
 
 /**
- * A minimal Bot API over real HTTP for bot unit tests: records every call (including those made
- * from inside conversations, which do not pass bot.api's transformers) and answers with plausible
- * results. Rejects callback data over 64 bytes like Telegram does. Failures can be scripted.
+ * A minimal Bot API over real HTTP for bot unit tests: records every call and answers with
+ * plausible results. Rejects callback data over 64 bytes like Telegram does. Failures can be scripted.
  */
 export class TelegramRecorder {
   readonly calls: RecordedCall[] = [];
