@@ -18,7 +18,7 @@ import { startPrivateRedis } from "../test/helpers/private-redis.js";
  * another: /start, a menu button outside any flow (📦 My orders), /start again, then the Stars flow
  * to the price card. Each action's CPU (`process.cpuUsage`, this process) is summed. The rush
  * measures the shop over HTTP as deployed; this shows what the shop's own middleware, flows,
- * sessions and Redis cost per update, and how much of it the flows' replay is.
+ * sessions and Redis cost per update, inside a flow and outside one.
  */
 export const LOGIC_ACTIONS = [
   "/start",
@@ -34,8 +34,8 @@ export const LOGIC_ACTION_NOTES = [
   "a menu button outside any flow",
   "the menu again",
   "enters the flow, first question",
-  "the flow replays one step, next question",
-  "the flow replays two steps, quotes, shows the card",
+  "an answer inside the flow, next question",
+  "the last answer: quotes, shows the card",
 ] as const;
 const TO_MYSELF = /^🙋 To myself/;
 
