@@ -16,8 +16,7 @@ import type { RedisClient } from "../redis/connect.js";
 import type { Referrals } from "../referrals/referrals.js";
 import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
-import type { FlowControl } from "./flows/dispatch.js";
-import type { FlowRecord } from "./flows/flow-state.js";
+import type { FlowControl, FlowRecord } from "./flows/flow-state.js";
 
 /** What the bot needs from the rest of the application (built by src/main.ts). */
 export interface BotDeps {

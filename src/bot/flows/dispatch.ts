@@ -1,17 +1,9 @@
 import { randomInt } from "node:crypto";
 import type { Middleware } from "grammy";
-import type { Locale, ProductKind } from "../../config.js";
+import type { ProductKind } from "../../config.js";
 import type { BotContext } from "../context.js";
 import { activeFlow, answersFlow, FLOWS_VERSION, type FlowRecord } from "./flow-state.js";
 import { type FlowDef, type FlowDeps, FlowRun } from "./kit.js";
-
-/** What handlers outside the flows do with them (`ctx.flows`). */
-export interface FlowControl {
-  /** Starts a product's flow (leaving any other); its first question replaces the pressed menu. */
-  enter(kind: ProductKind, locale: Locale): Promise<void>;
-  /** Leaves the flow in progress, if any. */
-  leave(): void;
-}
 
 /**
  * The product flows: `control` puts {@link FlowControl} on every update's context (register it

@@ -1,5 +1,4 @@
 import type { Locale, ProductKind } from "../../config.js";
-import type { Choice } from "./steps.js";
 
 /** An abandoned flow is left when the customer comes back after this long. */
 export const FLOW_IDLE_MS = 6 * 3600 * 1000;
@@ -58,8 +57,16 @@ export interface Waiting {
 /** A question kept whole in the record. */
 export interface StoredQuestion {
   text: string;
-  choices: Choice<string>[];
+  choices: { label: string; value: string }[];
   back?: boolean;
+}
+
+/** What handlers outside the flows do with them (`ctx.flows`, set by dispatch.ts). */
+export interface FlowControl {
+  /** Starts a product's flow (leaving any other); its first question replaces the pressed menu. */
+  enter(kind: ProductKind, locale: Locale): Promise<void>;
+  /** Leaves the flow in progress, if any. */
+  leave(): void;
 }
 
 /** Session fields where an earlier release kept flows (a replay log); removed when seen. */
