@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MAX_BAD_INPUTS } from "../../src/bot/flows/kit.js";
+import { MAX_BAD_INPUTS, MAX_WAITS } from "../../src/bot/flows/kit.js";
 import { sessionKey } from "../../src/bot/redis-keys.js";
 import { ResellerApiError } from "../../src/reseller/errors.js";
 import { type BotHarness, startBotHarness } from "./helpers/bot-harness.js";
@@ -111,6 +111,22 @@ describe("answers the flow does not take", () => {
     // The flow is gone: the next message is not an answer to it.
     await h.send(textUpdate(ALICE, "someone"));
     expect(h.tg.lastText()).toContain("I did not understand that");
+  });
+
+  it(`stops a flow that has taken ${MAX_WAITS} updates`, async () => {
+    await h.send(textUpdate(ALICE, "/start"));
+    await press("⭐ Telegram Stars");
+    const key = sessionKey(h.config.redisChatPrefix, ALICE.id);
+    const session = JSON.parse((await h.redis.get(key))!);
+    await h.redis.set(key, JSON.stringify({ ...session, flow: { ...session.flow, waits: MAX_WAITS - 1 } }));
+    await press("‹ Back");
+    expect(h.tg.lastText()).toContain("What would you like to buy?");
+    await press("⭐ Telegram Stars");
+    const again = JSON.parse((await h.redis.get(key))!);
+    await h.redis.set(key, JSON.stringify({ ...again, flow: { ...again.flow, waits: MAX_WAITS } }));
+    await press("100 ⭐");
+    expect(h.tg.lastText()).toContain("took too many steps");
+    expect(await flowRecord()).toBeUndefined();
   });
 
   it("answers a photo with the rule that the question wants text", async () => {
