@@ -1,6 +1,5 @@
 import type { I18n } from "@grammyjs/i18n";
-import { InlineKeyboard } from "grammy";
-import type { InlineKeyboardButton } from "grammy/types";
+import type { InlineKeyboard } from "grammy";
 import type { CatalogService } from "../../catalog/service.js";
 import type { Config, Locale, ProductKind } from "../../config.js";
 import type { Logger } from "../../logger.js";
@@ -11,13 +10,12 @@ import type { Customer, OrderItem } from "../../orders/types.js";
 import type { BotContext, Translate } from "../context.js";
 import { formatRub, formatStars } from "../format/money.js";
 import { translator } from "../i18n.js";
-import { FLOW_PREFIX } from "../keyboards/callbacks.js";
 import { mainMenu, productsOnSale } from "../keyboards/main-menu.js";
 import { isNotModified } from "../telegram-errors.js";
-import { MAX_INPUT_CHARS } from "../validate.js";
 import type { FlowRecord, Waiting } from "./flow-state.js";
+import { questionKeyboard, readUpdate, signature } from "./question.js";
 import { quoteAndShow } from "./quote.js";
-import type { Answer, Choice, Question, Step } from "./steps.js";
+import type { Answer, Question, Step } from "./steps.js";
 
 /**
  * The product flows' engine. A flow is a list of steps; each step asks one question through
@@ -30,7 +28,8 @@ import type { Answer, Choice, Question, Step } from "./steps.js";
  * catalog read comes from the catalog's cache), and `ask` hands the step the answer instead of
  * asking; the flow then goes on until the next question is shown, where `ask` stops it
  * ({@link Suspended}) and the record is written. Nothing else is kept: no log of updates to
- * replay, so an update inside a flow costs about what a menu button does.
+ * replay, so an update inside a flow costs about what a menu button does. A question's keyboard
+ * and the reading of an update against it are in question.ts.
  */
 
 /** A flow never takes more than this many updates. */
@@ -64,14 +63,6 @@ export class Suspended extends Error {
 }
 /** One instance, thrown at every question (no stack captured per update). */
 const SUSPENDED = new Suspended();
-
-/** A short fingerprint of a question's choices, to tell that a list changed between showing and answering. */
-function signature(choices: readonly Choice<unknown>[]): string {
-  const json = JSON.stringify(choices.map((c) => c.value));
-  let h = 2166136261;
-  for (let i = 0; i < json.length; i++) h = Math.imul(h ^ json.charCodeAt(i), 16777619);
-  return `${choices.length}:${(h >>> 0).toString(36)}`;
-}
 
 export class FlowRun {
   readonly t: Translate;
@@ -264,78 +255,36 @@ export class FlowRun {
     w: Waiting,
     update: BotContext | undefined,
   ): Promise<Answer<T> | undefined> {
-    const choices = q.choices ?? [];
     const data = update?.callbackQuery?.data;
-    if (data !== undefined) {
-      const action = data.slice(data.indexOf(":", FLOW_PREFIX.length) + 1);
-      if (action === "b") return { type: "back" };
-      if (action === "x") return { type: "cancel" };
-      if (action.startsWith("p")) {
-        const pages = pageCount(q);
-        w.page = Math.min(pages - 1, Math.max(0, Number(action.slice(1)) || 0));
+    const r = readUpdate(q, w.sig, { data, text: update?.message?.text }, this.t);
+    switch (r.type) {
+      case "answer":
+        return r.answer;
+      case "page":
+        w.page = r.page;
         return undefined;
-      }
-      if (action.startsWith("c")) {
-        // A list that changed since it was shown is shown again as it is now.
-        if (choices.length > 0 && w.sig !== signature(choices)) {
-          w.sig = signature(choices);
-          w.page = 0;
-          return undefined;
-        }
-        const choice = choices[Number(action.slice(1))];
-        if (choice) return { type: "value", value: choice.value };
-      }
-      // "n" (page counter) or an unknown choice: nothing to do.
-      this.editId = undefined;
-      await this.answerPending();
-      throw SUSPENDED;
+      case "changed":
+        w.sig = r.sig;
+        w.page = 0;
+        return undefined;
+      case "none":
+        this.editId = undefined;
+        await this.answerPending();
+        throw SUSPENDED;
+      case "bad":
+        this.editId = undefined;
+        this.notice = r.notice;
+        if (++w.bad < MAX_BAD_INPUTS) return undefined;
+        await this.show(`${r.notice}\n\n${this.t("flow-too-many-attempts")}`);
+        return { type: "abort" };
     }
-    const text = update?.message?.text;
-    this.editId = undefined;
-    if (text !== undefined && text.length > MAX_INPUT_CHARS) {
-      // Refused before any parser sees it.
-      this.notice = `⚠️ ${this.t("rule-input-length", { max: MAX_INPUT_CHARS })}`;
-    } else if (text !== undefined && q.parse) {
-      const r = q.parse(text);
-      if (r.ok) return { type: "value", value: r.value };
-      this.notice = `⚠️ ${this.t(r.rule, r.vars)}`;
-    } else {
-      this.notice = `⚠️ ${this.t(text !== undefined ? "flow-use-buttons" : "flow-send-text")}`;
-    }
-    if (++w.bad >= MAX_BAD_INPUTS) {
-      await this.show(`${this.notice}\n\n${this.t("flow-too-many-attempts")}`);
-      return { type: "abort" };
-    }
-    return undefined;
   }
 
   /** Shows the question (the page on screen, the notice above it) and stops the flow. */
   private async render<T>(q: Question<T>, w: Waiting): Promise<never> {
-    const choices = q.choices ?? [];
-    const pageSize = q.pageSize ?? choices.length;
-    const pages = pageCount(q);
-    const page = Math.min(w.page, pages - 1);
-    const cb = (action: string) => `${FLOW_PREFIX}${w.nonce}:${action}`;
-    const cols = Math.max(1, q.columns ?? 1);
-    const start = page * pageSize;
-    const rows: InlineKeyboardButton[][] = [];
-    choices.slice(start, start + pageSize).forEach((c, i) => {
-      if (i % cols === 0) rows.push([]);
-      rows[rows.length - 1]?.push(InlineKeyboard.text(c.label, cb(`c${start + i}`)));
-    });
-    if (pages > 1) {
-      rows.push([
-        InlineKeyboard.text(page > 0 ? "‹" : "·", cb(page > 0 ? `p${page - 1}` : "n")),
-        InlineKeyboard.text(`${page + 1}/${pages}`, cb("n")),
-        InlineKeyboard.text(page < pages - 1 ? "›" : "·", cb(page < pages - 1 ? `p${page + 1}` : "n")),
-      ]);
-    }
-    const nav = [InlineKeyboard.text(this.t("btn-cancel"), cb("x"))];
-    if (q.back !== false) nav.unshift(InlineKeyboard.text(this.t("btn-back"), cb("b")));
-    rows.push(nav);
     const text = this.notice ? `${this.notice}\n\n${q.text}` : q.text;
     this.notice = undefined;
-    await this.show(text, InlineKeyboard.from(rows));
+    await this.show(text, questionKeyboard(q, w.page, w.nonce, this.t));
     throw SUSPENDED;
   }
 
@@ -426,10 +375,4 @@ export class FlowRun {
       locale: this.locale,
     };
   }
-}
-
-function pageCount(q: Question<unknown>): number {
-  const n = q.choices?.length ?? 0;
-  const size = q.pageSize ?? n;
-  return Math.max(1, Math.ceil(n / Math.max(1, size)));
 }
