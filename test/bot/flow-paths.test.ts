@@ -142,6 +142,27 @@ describe("answers the flow does not take", () => {
   });
 });
 
+describe("a question that cannot be shown", () => {
+  it("tells the customer on the button and keeps the flow where it was, so the same tap works again", async () => {
+    await h.send(textUpdate(ALICE, "/start"));
+    await press("⭐ Telegram Stars");
+    const before = await flowRecord();
+    const hundred = h.tg.button("100 ⭐").data;
+    h.tg.fail("editMessageText", 400, "Bad Request: message to edit not found");
+    h.tg.fail("sendMessage", 400, "Bad Request: something else");
+    const tap = callbackUpdate(ALICE, hundred);
+    await h.send(tap);
+    expect(h.tg.last("answerCallbackQuery")?.payload.text).toContain("Something went wrong");
+    // Answered once, by the error boundary: the flow did not answer it first.
+    expect(
+      h.tg.of("answerCallbackQuery").filter((c) => c.payload.callback_query_id === tap.callback_query!.id),
+    ).toHaveLength(1);
+    expect(await flowRecord()).toEqual(before);
+    await h.send(callbackUpdate(ALICE, hundred));
+    expect(h.tg.lastText()).toContain("Who gets it?");
+  });
+});
+
 describe("Cancel and Back", () => {
   it("Cancel leaves the flow with nothing ordered", async () => {
     await h.send(textUpdate(ALICE, "/start"));

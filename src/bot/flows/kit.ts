@@ -128,13 +128,13 @@ export class FlowRun {
       await this.steps();
       this.leave();
     } catch (err) {
+      // Any other error leaves the press unanswered, for the error boundary to answer it.
       if (!(err instanceof Suspended)) throw err;
       this.rec.at = Date.now();
       this.ctx.session.flow = this.rec;
-    } finally {
-      // A press nothing on screen answered (the flow ended without showing anything).
-      await this.answerPending();
     }
+    // A press nothing on screen answered (the flow ended without showing anything).
+    await this.answerPending();
   }
 
   private leave(): void {
@@ -183,7 +183,8 @@ export class FlowRun {
 
   /**
    * Sends (or edits into place) one message; falls back to sending when the edit is impossible.
-   * The button press that led here is answered once the message is shown.
+   * The button press that led here is answered once the message is shown (a message that could
+   * not be shown leaves it to the error boundary, which says so on the button).
    */
   async show(text: string, keyboard?: InlineKeyboard): Promise<number> {
     const other = { parse_mode: "HTML" as const, reply_markup: keyboard };
@@ -191,23 +192,19 @@ export class FlowRun {
     this.editId = undefined;
     const chatId = this.chatId;
     const api = this.ctx.api;
-    const answering = this.pendingAnswer;
-    this.pendingAnswer = undefined;
-    try {
-      if (target !== undefined) {
-        try {
-          await api.editMessageText(chatId, target, text, other);
-          return target;
-        } catch (err) {
-          if (isNotModified(err)) return target;
-          this.deps.logger.debug({ err }, "could not edit the flow message; sending a new one");
-        }
+    let shown: number | undefined;
+    if (target !== undefined) {
+      try {
+        await api.editMessageText(chatId, target, text, other);
+        shown = target;
+      } catch (err) {
+        if (isNotModified(err)) shown = target;
+        else this.deps.logger.debug({ err }, "could not edit the flow message; sending a new one");
       }
-      const sent = await api.sendMessage(chatId, text, other);
-      return sent.message_id;
-    } finally {
-      if (answering !== undefined) await api.answerCallbackQuery(answering).catch(() => undefined);
     }
+    shown ??= (await api.sendMessage(chatId, text, other)).message_id;
+    await this.answerPending();
+    return shown;
   }
 
   /** Stops the spinner of a button press that changed nothing on screen. */
