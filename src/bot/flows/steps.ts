@@ -84,6 +84,3 @@ export type QuoteOutcome =
   | { ok: false; kind: "limit"; max: number; open: Order[] }
   /** The operators switched the product off (/prices): nothing was written or sent. */
   | { ok: false; kind: "unavailable" };
-
-/** A catalog read inside a flow: its value, or a failure to offer Retry for. */
-export type Loaded<T> = { ok: true; value: T } | { ok: false };
