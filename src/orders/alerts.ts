@@ -24,18 +24,26 @@ export async function noteResellerError(ctx: EngineContext, err: ResellerApiErro
 }
 
 /** Records a deposit read; products paused for want of it come back as soon as it covers them again. */
-export async function noteDeposit(ctx: EngineContext, balanceRub: number): Promise<void> {
-  const resumed = await ctx.deposit.noteDeposit(rubToKopecks(balanceRub));
+export async function noteDeposit(
+  ctx: EngineContext,
+  balanceRub: number,
+  opts: { resume?: boolean } = {},
+): Promise<void> {
+  const resumed = await ctx.deposit.noteDeposit(rubToKopecks(balanceRub), opts);
   for (const kind of resumed) {
     ctx.log.info({ kind, balanceRub }, "product resumed: the deposit covers it again");
     await sendAlert(ctx, { kind: "product_resumed", details: { product: kind, balanceRub } });
   }
 }
 
-/** Reads the deposit and warns the operators when it is below LOW_BALANCE_RUB, with the last 7 days' spending (for the runway). */
-export async function checkBalance(ctx: EngineContext): Promise<void> {
+/**
+ * Reads the deposit and warns the operators when it is below LOW_BALANCE_RUB, with the last 7 days'
+ * spending (for the runway). `resume: false` (a read that follows charges only) leaves paused
+ * products to the next full check (deposit-guard.ts).
+ */
+export async function checkBalance(ctx: EngineContext, opts: { resume?: boolean } = {}): Promise<void> {
   const balance = await ctx.reseller.balance();
-  await noteDeposit(ctx, balance.balanceRub);
+  await noteDeposit(ctx, balance.balanceRub, opts);
   if (balance.balanceRub < ctx.config.lowBalanceRub) {
     // The runway forecast needs the last days' spending; the alert goes out without it when unread.
     const spending = await recentSpending(ctx.store.spending, ctx.now()).catch((err) => {

@@ -72,8 +72,11 @@ export interface EngineContext {
   timing(): LifecycleTiming;
   /** Wakes this process's worker and outgoing dispatcher (new work was scheduled). */
   kick(): void;
-  /** After a charge: the deposit check runs soon, in this process (at most every few seconds, deposit-pull.ts). */
-  balanceSoon(): void;
+  /**
+   * After a charge, or a quote refused for the deposit: the deposit check runs soon, in this
+   * process (at most every few seconds, deposit-pull.ts).
+   */
+  balanceSoon(after: "charge" | "refusal"): void;
 }
 
 /** Delay of the first status poll after `pay` (at least 50 ms). */

@@ -84,8 +84,22 @@ export class DepositGuard {
    * Records a deposit read and resumes the kinds it covers; returns them. What it wrote and read
    * is the state from then on (the balance job's own look at it right after, the next quotes): no
    * read of its own for {@link CACHE_MS}, unless a kind was paused here meanwhile.
+   *
+   * `resume: false` only records the deposit (one HSET): the read that follows a charge, which
+   * lowered the deposit, so it cannot cover a kind that the last full check left paused. A top-up
+   * since is seen by the periodic check (more often while anything is paused) and by the read a
+   * refused quote pulls forward, which both resume.
    */
-  async noteDeposit(kopecks: number): Promise<ProductKind[]> {
+  async noteDeposit(kopecks: number, opts: { resume?: boolean } = {}): Promise<ProductKind[]> {
+    if (opts.resume === false) {
+      const known = this.cached;
+      await this.redis.hset(this.depositKey, { kopecks: String(kopecks), at: String(this.now()) });
+      // A copy still within its window keeps its paused kinds and takes the new deposit.
+      if (known && this.cached === known && this.now() - known.at < CACHE_MS) {
+        this.cached = { at: known.at, state: { ...known.state, depositKopecks: kopecks } };
+      }
+      return [];
+    }
     this.cached = undefined;
     const pausesBefore = this.pauses;
     const [, paused] = await Promise.all([

@@ -216,13 +216,13 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       dispatcher.kick();
     },
     // A rush of payments pulls the deposit check forward a few times, not once per order.
-    balanceSoon: () => depositPull.soon(),
+    balanceSoon: (after) => depositPull.soon(after),
   };
 
   const depositPull = new DepositPull({
     now,
     minMs: BALANCE_PULL_MIN_MS,
-    check: () => checkBalance(ctx),
+    check: (opts) => checkBalance(ctx, opts),
     log,
   });
 

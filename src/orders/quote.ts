@@ -130,7 +130,7 @@ async function refuseForDeposit(ctx: EngineContext, order: Order, wholesaleKopec
       },
     }).catch((err) => ctx.log.error({ err, kind }, "product paused alert failed"));
   }
-  ctx.balanceSoon();
+  ctx.balanceSoon("refusal");
   throw new ProductPausedError(kind);
 }
 

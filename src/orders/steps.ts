@@ -91,7 +91,7 @@ export async function submitPay(
       if (cardShown) ctx.payAnswers.settle(order.id, moved.won ? moved.order : null);
     }
     noteSpending(ctx, moved);
-    ctx.balanceSoon();
+    ctx.balanceSoon("charge");
     // The `pending` write moved the step on to the first poll (lifecycle.ts): nothing left to finish.
     return moved.won ? TAKEN_OFF : undefined;
   } catch (err) {

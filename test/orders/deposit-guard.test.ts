@@ -35,6 +35,29 @@ describe("DepositGuard", () => {
     expect(await redis.hget(`${prefix}deposit`, "kopecks")).toBe("10000");
   });
 
+  it("records a deposit read after a charge in one write, leaving paused kinds as they are", async () => {
+    redis = testRedis();
+    const prefix = uniquePrefix("deposit");
+    let now = 1_000_000;
+    const guard = new DepositGuard(redis, prefix, () => now);
+    await redis.hset(`${prefix}paused`, "stars", "5000");
+    expect(await guard.noteDeposit(4_000)).toEqual([]);
+    const sent: string[] = [];
+    watchCommands(redis, (command) => {
+      sent.push((command as unknown as { name: string }).name);
+    });
+    // Covered now, but a charge's read does not resume: the next full check does.
+    expect(await guard.noteDeposit(6_000, { resume: false })).toEqual([]);
+    // The copy still within its window took the new deposit and kept what is paused.
+    expect((await guard.state()).depositKopecks).toBe(6_000);
+    expect(await guard.mayQuote("stars")).toBe(true);
+    expect(sent).toEqual(["hset"]);
+    expect(await redis.hget(`${prefix}deposit`, "kopecks")).toBe("6000");
+    expect(await redis.hgetall(`${prefix}paused`)).toEqual({ stars: "5000" });
+    now += 2_000;
+    expect(await guard.noteDeposit(6_000)).toEqual(["stars"]);
+  });
+
   it("does not hide a pause made while a deposit read was under way", async () => {
     redis = testRedis();
     const prefix = uniquePrefix("deposit");

@@ -19,15 +19,42 @@ describe("DepositPull", () => {
       },
       log,
     });
-    pull.soon();
+    pull.soon("charge");
     expect(checks).toBe(1);
-    pull.soon();
-    pull.soon();
-    pull.soon();
+    pull.soon("charge");
+    pull.soon("charge");
+    pull.soon("charge");
     expect(checks).toBe(1);
     await eventually(() => checks === 2, 2000, "the check at the window's end");
     await sleep(500);
     expect(checks).toBe(2);
+    await pull.stop();
+  });
+
+  it("resumes paused products only in a check that a refused quote pulled forward", async () => {
+    const checks: boolean[] = [];
+    const pull = new DepositPull({
+      now: Date.now,
+      minMs: 200,
+      check: async ({ resume }) => {
+        checks.push(resume);
+      },
+      log,
+    });
+    pull.soon("charge");
+    pull.soon("charge");
+    await eventually(() => checks.length === 2, 2000, "the charges' check at the window's end");
+    expect(checks).toEqual([false, false]);
+    // A refusal inside a window makes the check at its end a full one, charges or not around it.
+    await sleep(250);
+    pull.soon("charge");
+    pull.soon("refusal");
+    pull.soon("charge");
+    await eventually(() => checks.length === 4, 2000, "the check at the window's end");
+    expect(checks).toEqual([false, false, false, true]);
+    await sleep(250);
+    pull.soon("refusal");
+    expect(checks).toEqual([false, false, false, true, true]);
     await pull.stop();
   });
 
@@ -44,11 +71,11 @@ describe("DepositPull", () => {
       },
       log,
     });
-    pull.soon();
-    pull.soon();
+    pull.soon("charge");
+    pull.soon("charge");
     await pull.stop();
     expect(finished).toBe(1);
-    pull.soon();
+    pull.soon("charge");
     await sleep(300);
     expect(started).toBe(1);
   });
@@ -63,7 +90,7 @@ describe("DepositPull", () => {
       },
       log: createLogger({ level: "warn" }, { write: (l: string) => lines.push(l) } as never),
     });
-    pull.soon();
+    pull.soon("charge");
     await pull.stop();
     expect(lines.join("")).toContain("balance check failed");
   });
@@ -91,10 +118,12 @@ describe("the deposit check after pay", () => {
       "the periodic check rescheduled",
     );
     const jobWrites: string[] = [];
+    const pausedLooks: string[] = [];
     watchCommands(hh.redis, (command) => {
       const args = (command as unknown as { args: unknown[] }).args.map(String);
-      if (args.includes("balance:check"))
-        jobWrites.push(`${(command as unknown as { name: string }).name} ${args.join(" ")}`);
+      const line = `${(command as unknown as { name: string }).name} ${args.join(" ")}`;
+      if (args.includes("balance:check")) jobWrites.push(line);
+      if (args.includes(`${hh.prefix}paused`)) pausedLooks.push(line);
     });
     const balanceReads = () => hh.sandbox.requests().filter((r) => r.path.endsWith("/balance")).length;
     const readsBefore = balanceReads();
@@ -117,5 +146,7 @@ describe("the deposit check after pay", () => {
     );
     expect(balanceReads()).toBe(readsBefore + 1);
     expect(jobWrites).toEqual([]);
+    // A charge only lowered the deposit: nothing paused can be covered again, so it is not read.
+    expect(pausedLooks).toEqual([]);
   });
 });
