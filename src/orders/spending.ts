@@ -79,14 +79,11 @@ export class DailySpending {
         if (this.dayMade === key) {
           await this.redis.incrby(key, kopecks);
         } else {
-          // The day's first charge in this process makes sure the counter has its lifetime (SET NX
-          // EX leaves one made by another process alone); later ones only add.
-          const rows = await this.redis
-            .pipeline()
-            .set(key, 0, "EX", ttlSeconds, "NX")
-            .incrby(key, kopecks)
-            .exec();
-          for (const [err] of rows ?? []) if (err) throw err;
+          // The day's first charge in this process makes sure the counter has its lifetime: the
+          // day's first charge of all makes the counter with it (SET NX EX, one command); one made
+          // by another process already is only added to.
+          const made = await this.redis.set(key, kopecks, "EX", ttlSeconds, "NX");
+          if (made !== "OK") await this.redis.incrby(key, kopecks);
           this.dayMade = key;
         }
       } catch (err) {

@@ -88,13 +88,33 @@ describe("deposit spending per day", () => {
     expect(await redis.get(key)).toBeNull();
     expect((await recentSpending(store.spending, now)).spentKopecks).toBe(5_000);
     await eventually(async () => (await redis.get(key)) === "5000", 5000, "the gathered charges written");
-    expect(writes.filter((w) => w !== "get")).toEqual(["set", "incrby"]);
+    // The day's first charge made the counter, with its lifetime, in one command.
+    expect(writes.filter((w) => w !== "get")).toEqual(["set"]);
+    expect(await redis.ttl(key)).toBeGreaterThan(0);
     expect((await recentSpending(store.spending, now)).spentKopecks).toBe(5_000);
     // A later batch only adds.
     for (let i = 0; i < 10; i++) store.spending.add(utcDay(now), 10, 3600);
     await store.spending.flush();
     expect(await redis.get(key)).toBe("5100");
-    expect(writes.filter((w) => w !== "get")).toEqual(["set", "incrby", "incrby"]);
+    expect(writes.filter((w) => w !== "get" && w !== "ttl")).toEqual(["set", "incrby"]);
+  });
+
+  it("adds to a day's counter that another process made, keeping its lifetime", async () => {
+    const prefix = uniquePrefix("spend");
+    const first = new OrderStore(redis, prefix);
+    const second = new OrderStore(redis, prefix);
+    const now = Date.UTC(2026, 10, 23, 6);
+    const key = first.keys.spendDay(utcDay(now));
+    first.spending.add(utcDay(now), 400, 3600);
+    await first.spending.flush();
+    second.spending.add(utcDay(now), 250, 7200);
+    await second.spending.flush();
+    second.spending.add(utcDay(now), 50, 7200);
+    await second.spending.flush();
+    expect(await redis.get(key)).toBe("700");
+    const ttl = await redis.ttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(3600);
   });
 
   it("keeps charges whose write failed and adds them with the next write", async () => {
