@@ -43,6 +43,13 @@ const HOUSEKEEPING_EVERY_MS = 5000;
 const ACK_BATCH_MS = 100;
 
 /**
+ * While messages this process took are still to be sent (a lone order's card, a second after its
+ * final message), the acknowledgements of those already sent wait for them, this long at most
+ * (and at most a quarter of the lease): one ZREM for the lot rather than one per send.
+ */
+const ACK_HOLD_MS = 2000;
+
+/**
  * Sends start in groups: on a grid of ticks {@link SEND_GROUP} global intervals apart (204 ms at
  * 30/s), a message waits from its reserved slot to the next tick, and the messages whose slots
  * fall within one tick (at most this many: the slots are a global interval apart) start together.
@@ -79,6 +86,11 @@ export class OutgoingDispatcher extends BackgroundLoop {
   /** Messages sent and not yet acknowledged in Redis (see ackSoon). */
   private readonly acks: string[] = [];
   private ackTimer: NodeJS.Timeout | undefined;
+  /** When the armed acknowledgement is due, and when the oldest waiting one was sent. */
+  private ackDueAt = 0;
+  private firstAckAt: number | undefined;
+  /** Sends taken by this process that have neither been sent nor ended otherwise. */
+  private unsent = 0;
 
   constructor(private readonly opts: DispatcherOptions) {
     super();
@@ -149,6 +161,13 @@ export class OutgoingDispatcher extends BackgroundLoop {
     const held = { leaseEnd, heldUntil: takenAt + this.leaseMs, lost: false };
     const abort = new AbortController();
     this.taken.set(member, (this.taken.get(member) ?? 0) + 1);
+    this.unsent += 1;
+    let unsent = true;
+    const ended = () => {
+      if (!unsent) return;
+      unsent = false;
+      this.unsent -= 1;
+    };
     const renew = async (): Promise<void> => {
       const issued = Date.now();
       try {
@@ -206,6 +225,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
       }
       if (held.lost) return this.lost(member);
       this.opts.onOutcome?.(member, "done");
+      ended();
       this.ackSoon(member);
     })();
     this.inFlight.add(p);
@@ -214,23 +234,40 @@ export class OutgoingDispatcher extends BackgroundLoop {
       const n = (this.taken.get(member) ?? 1) - 1;
       if (n > 0) this.taken.set(member, n);
       else this.taken.delete(member);
+      ended();
+      // The last send that held acknowledgements back has ended: they go now.
+      this.armAcks();
     });
   }
 
   /**
-   * Acknowledges a sent message together with those sent within the next {@link ACK_BATCH_MS}:
+   * Acknowledges a sent message together with those sent within the next {@link ACK_BATCH_MS}, or,
+   * while other messages taken here are still to be sent, with theirs (up to {@link ACK_HOLD_MS}):
    * at Telegram's pace that is one ZREM for several messages. Until then the lease holds the
    * message for this process (a crash meanwhile offers it again, as it would between a send and
    * its own acknowledgement; a final message is sent once regardless, see orders/notifications.ts).
    */
   private ackSoon(member: string): void {
     this.acks.push(member);
-    this.ackTimer ??= setTimeout(() => void this.flushAcks(), ACK_BATCH_MS);
+    this.firstAckAt ??= Date.now();
+    this.armAcks();
+  }
+
+  /** Sets the acknowledgement timer to the earliest moment the rules of {@link ackSoon} allow. */
+  private armAcks(): void {
+    if (this.acks.length === 0 || this.firstAckAt === undefined) return;
+    const latest = this.firstAckAt + Math.min(ACK_HOLD_MS, this.leaseMs / 4);
+    const due = this.unsent === 0 ? Math.min(Date.now() + ACK_BATCH_MS, latest) : latest;
+    if (this.ackTimer && this.ackDueAt <= due) return;
+    clearTimeout(this.ackTimer);
+    this.ackDueAt = due;
+    this.ackTimer = setTimeout(() => void this.flushAcks(), Math.max(0, due - Date.now()));
   }
 
   private async flushAcks(): Promise<void> {
     clearTimeout(this.ackTimer);
     this.ackTimer = undefined;
+    this.firstAckAt = undefined;
     // A message queued again and taken again here since its send holds a new lease under the same
     // member: that send's own acknowledgement removes it.
     const members = this.acks.splice(0).filter((m) => !this.taken.has(m));

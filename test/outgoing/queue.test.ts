@@ -433,6 +433,52 @@ describe("acknowledging sent messages", () => {
     expect(await q.depth()).toBe(0);
   });
 
+  it("holds a sent message's acknowledgement for the next one taken here (a lone order's card), within a bound", async () => {
+    const acksOf = async (leaseMs: number) => {
+      const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+        pace: { globalPerSecond: 1000, chatPerSecond: 2 },
+      });
+      const batches: { at: number; members: readonly string[] }[] = [];
+      const ack = q.ack.bind(q);
+      q.ack = async (members) => {
+        if (members.length > 0) batches.push({ at: Date.now(), members });
+        return ack(members);
+      };
+      // A lone order's two messages: the card goes half a second (the chat's interval) after the final message.
+      await q.enqueue(final(1));
+      await q.enqueue(card(1));
+      const sent: { member: string; at: number }[] = [];
+      let done: () => void = () => {};
+      const both = new Promise<void>((r) => {
+        done = r;
+      });
+      const dispatcher = new OutgoingDispatcher({
+        queue: q,
+        log: logger,
+        idleMs: 50,
+        leaseMs,
+        async deliver(member) {
+          sent.push({ member, at: Date.now() });
+          if (sent.length === 2) done();
+        },
+      });
+      dispatcher.start();
+      await both;
+      await new Promise((r) => setTimeout(r, 300));
+      await dispatcher.stop(1000);
+      expect(await redis.zcard(q.keys.leases)).toBe(0);
+      return { batches, sent };
+    };
+    // Both acknowledged in one ZREM once the card was sent.
+    const held = await acksOf(10_000);
+    expect(held.batches.map((b) => b.members.length)).toEqual([2]);
+    expect(held.batches[0]!.at).toBeGreaterThanOrEqual(held.sent[1]!.at);
+    // A short lease bounds the hold (a quarter of it): the final message's acknowledgement goes alone.
+    const bounded = await acksOf(1000);
+    expect(bounded.batches.map((b) => b.members.length)).toEqual([1, 1]);
+    expect(bounded.batches[0]!.at - bounded.sent[0]!.at).toBeLessThan(400);
+  });
+
   it("keeps the lease of a message taken again here before its earlier send was acknowledged", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"), {
       pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
