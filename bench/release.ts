@@ -29,9 +29,12 @@ export interface ReleaseResult {
   idealOverActual: number;
   /** 429s the emulator answered during the release (all chats). */
   telegram429: number;
-  /** Of those, sends into the walking customer's chat that were refused. */
+  /**
+   * Of those, replies into the walking customer's chat that were refused (a tap answered within a
+   * second of the bot's last message there); the rest were the bot's own messages.
+   */
   refusedWalkerSends: number;
-  /** Sends into the chat of the customer walking alone that were refused (429). */
+  /** Replies into the chat of the customer walking alone that were refused (429). */
   refusedAloneSends: number;
   lost: number;
   sentTwice: number;
@@ -54,14 +57,18 @@ function core(emulator: TelegramEmulator): EmulatorCore {
   return c;
 }
 
-/** Sends (sendMessage, sendInvoice) into `chat` the emulator refused since `since`. */
+/**
+ * Replies (sendMessage, sendInvoice) into `chat` the emulator refused since `since`: every send
+ * into the walking customer's chat but the final message, which is the outgoing queue's.
+ */
 function refusedSends(stack: Stack, chat: number, since: number): number {
   return core(stack.emulator).recorded.filter(
     (c) =>
       !c.ok &&
       c.at >= since &&
       Number(c.payload.chat_id) === chat &&
-      (c.method === "sendMessage" || c.method === "sendInvoice"),
+      (c.method === "sendInvoice" ||
+        (c.method === "sendMessage" && !FINAL.test(String(c.payload.text ?? "")))),
   ).length;
 }
 
