@@ -52,6 +52,18 @@ export class JobSchedule {
     };
   }
 
+  /**
+   * The earliest `count` jobs in the schedule and when each falls due (a claimed job's: its lease's
+   * end), earliest first: one ZRANGE, for a look that expects nothing due.
+   */
+  async peek(count: number): Promise<{ member: string; dueAt: number }[]> {
+    const reply = await this.redis.zrange(this.key, 0, count - 1, "WITHSCORES");
+    const head: { member: string; dueAt: number }[] = [];
+    for (let i = 0; i + 1 < reply.length; i += 2)
+      head.push({ member: reply[i]!, dueAt: Number(reply[i + 1]) });
+    return head;
+  }
+
   /** Removes a claimed job (rescheduleAt undefined) or moves it to a later time; no-op if it was rescheduled meanwhile. */
   async finish(member: string, lease: number, rescheduleAt?: number): Promise<boolean> {
     const res = await this.scripts["finishJob-1"](

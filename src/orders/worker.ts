@@ -124,13 +124,23 @@ export class JobWorker extends BackgroundLoop {
   protected async loop(): Promise<void> {
     const { jobs, log, now, concurrency, leaseMs, idleDelayMs } = this.opts;
     let redisDown = false;
+    // Whether this look was woken for work (a job due as far as this process knows, a kick, the
+    // first look) rather than only by the idle bound.
+    let expectWork = true;
     while (this.running) {
       let claimed: { member: string; lease: number }[] = [];
       this.earliestKick = Number.POSITIVE_INFINITY;
       const free = concurrency - this.inFlight.size;
       if (free > 0) {
         try {
-          const look = await jobs.claimNext(now(), free, leaseMs, UPCOMING);
+          // A look for work another process may have scheduled reads the schedule's head first (one
+          // command) and claims (a script) only when something there is due.
+          const head = expectWork ? undefined : await jobs.peek(UPCOMING);
+          const t = now();
+          const look =
+            head && !(head[0] !== undefined && head[0].dueAt <= t)
+              ? { jobs: [], upcoming: head }
+              : await jobs.claimNext(t, free, leaseMs, UPCOMING);
           claimed = look.jobs;
           this.upcoming = look.upcoming;
           this.gone.clear();
@@ -141,6 +151,8 @@ export class JobWorker extends BackgroundLoop {
           redisDown = true;
         }
       }
+      // A look straight after this one (all it could take was due) claims at once.
+      expectWork = true;
       for (const { member, lease } of claimed) {
         if (this.inFlight.has(member)) {
           // Re-scheduled while it runs here (new work for the same job): run it again afterwards.
@@ -162,7 +174,10 @@ export class JobWorker extends BackgroundLoop {
               ? Math.min(lookBy, this.earliestKick)
               : Math.min(this.plannedDue(), this.earliestKick, lookBy);
           const pause = Math.max(0, due - now());
-          if (pause === 0) break;
+          if (pause === 0) {
+            expectWork = due !== lookBy || redisDown;
+            break;
+          }
           this.wakeAt = now() + pause;
           await this.sleeper.sleep(pause);
           this.wakeAt = 0;

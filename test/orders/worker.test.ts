@@ -4,7 +4,7 @@ import { createLogger } from "../../src/logger.js";
 import type { JobSchedule } from "../../src/orders/schedule.js";
 import { OrderStore } from "../../src/orders/store.js";
 import { JobWorker } from "../../src/orders/worker.js";
-import { testRedis, uniquePrefix } from "../helpers/redis.js";
+import { testRedis, uniquePrefix, watchCommands } from "../helpers/redis.js";
 
 const logger = createLogger({ level: "silent" });
 let redis: Redis;
@@ -186,6 +186,50 @@ describe("jobs written to run where they were written", () => {
 });
 
 describe("an idle worker's wake", () => {
+  it("looks at the schedule's head in one command while nothing is due, and claims what another process scheduled", async () => {
+    const own = testRedis();
+    const prefix = uniquePrefix("worker-peek");
+    const jobs = new OrderStore(own, prefix).jobs;
+    const sent: string[] = [];
+    watchCommands(own, (command) => {
+      if (command.args.map(String).includes(jobs.key)) sent.push(command.name);
+    });
+    const ran: string[] = [];
+    const worker = new JobWorker({
+      jobs,
+      log: logger,
+      now: Date.now,
+      leaseMs: 60_000,
+      concurrency: 4,
+      idleDelayMs: 100,
+      async run(member) {
+        ran.push(member);
+        return undefined;
+      },
+    });
+    // A job far ahead: the idle bound, not it, wakes the worker.
+    await jobs.schedule("balance:check", Date.now() + 600_000);
+    sent.length = 0;
+    worker.start();
+    try {
+      for (let i = 0; i < 100 && sent.length === 0; i++) await sleep(10);
+      // The first look claims (a script); the idle looks after it read the head only.
+      expect(sent[0]).toBe("evalsha");
+      sent.length = 0;
+      await sleep(450);
+      expect(sent.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(sent)).toEqual(new Set(["zrange"]));
+      // Another process schedules a job due now and does not wake this one.
+      await redis.zadd(jobs.key, Date.now(), "other:1");
+      await sleep(250);
+      expect(ran).toEqual(["other:1"]);
+      expect(sent).toContain("evalsha");
+    } finally {
+      await worker.stop(1000);
+      await own.quit();
+    }
+  });
+
   it("does not look at the schedule for a job its own process took off, and still runs one that stands", async () => {
     const prefix = uniquePrefix("worker-forget");
     let worker: JobWorker | undefined;
