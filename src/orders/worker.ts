@@ -129,7 +129,9 @@ export class JobWorker extends BackgroundLoop {
     let expectWork = true;
     while (this.running) {
       let claimed: { member: string; lease: number }[] = [];
+      // What a kick before this look was about, the look sees (a kick during it counts: earliestKick).
       this.earliestKick = Number.POSITIVE_INFINITY;
+      this.sleeper.forget();
       const free = concurrency - this.inFlight.size;
       if (free > 0) {
         try {

@@ -119,6 +119,8 @@ export class OutgoingDispatcher extends BackgroundLoop {
       const now = Date.now();
       const housekeeping = now - this.lastHousekeeping >= HOUSEKEEPING_EVERY_MS;
       let result: Awaited<ReturnType<OutgoingQueue["take"]>>;
+      // A kick from now on (a message queued while this take runs) ends the sleep after it.
+      this.sleeper.forget();
       try {
         result = await queue.take({
           leaseMs: this.leaseMs,

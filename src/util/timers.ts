@@ -12,11 +12,21 @@ export async function settleWithin(promises: Iterable<Promise<unknown>>, timeout
   clearTimeout(timer);
 }
 
-/** A pause that `wake()` can end early (new work arrived, or the loop is stopping). */
+/**
+ * A pause that `wake()` can end early (new work arrived, or the loop is stopping). A wake that
+ * comes while nobody sleeps (the loop is busy looking for work) is kept, and ends the next sleep
+ * at once: the look under way may have missed what the wake was about. `forget()` drops a kept
+ * wake when a look starts, which sees all there was before it.
+ */
 export class Sleeper {
   private wakeUp: (() => void) | undefined;
+  private woken = false;
 
   sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise<void>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const done = () => {
@@ -30,7 +40,13 @@ export class Sleeper {
   }
 
   wake(): void {
-    this.wakeUp?.();
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
+  }
+
+  /** A look for work starts: what a wake before now was about, it sees. */
+  forget(): void {
+    this.woken = false;
   }
 }
 

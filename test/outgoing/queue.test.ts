@@ -414,6 +414,48 @@ describe("the outgoing queue", () => {
   });
 });
 
+describe("waking the dispatcher", () => {
+  it("sends a message queued while a take was under way at once, not after the idle sleep", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
+    });
+    let dispatcher: OutgoingDispatcher | undefined;
+    let duringTake: (() => Promise<void>) | undefined;
+    const take = q.take.bind(q);
+    q.take = async (opts) => {
+      const result = await take(opts);
+      // The take has read the empty queue; the message is queued and the dispatcher kicked before its answer arrives.
+      const during = duringTake;
+      duringTake = undefined;
+      await during?.();
+      return result;
+    };
+    const sent: number[] = [];
+    dispatcher = new OutgoingDispatcher({
+      queue: q,
+      log: logger,
+      idleMs: 5000,
+      async deliver() {
+        sent.push(Date.now());
+      },
+    });
+    dispatcher.start();
+    await new Promise((r) => setTimeout(r, 50));
+    let queuedAt = 0;
+    duringTake = async () => {
+      await q.enqueue(final(1));
+      queuedAt = Date.now();
+      dispatcher?.kick();
+    };
+    dispatcher.kick();
+    for (let i = 0; i < 200 && sent.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await dispatcher.stop(1000);
+    expect(queuedAt).toBeGreaterThan(0);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]! - queuedAt).toBeLessThan(1000);
+  });
+});
+
 describe("acknowledging sent messages", () => {
   it("acknowledges messages sent close together in one command, and leaves no lease behind", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"), {
