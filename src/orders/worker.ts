@@ -139,8 +139,9 @@ export class JobWorker extends BackgroundLoop {
           // command) and claims (a script) only when something there is due.
           const head = expectWork ? undefined : await jobs.peek(UPCOMING);
           const t = now();
+          const first = head?.[0];
           const look =
-            head && !(head[0] !== undefined && head[0].dueAt <= t)
+            head && !(first && first.dueAt <= t)
               ? { jobs: [], upcoming: head }
               : await jobs.claimNext(t, free, leaseMs, UPCOMING);
           claimed = look.jobs;
