@@ -110,10 +110,14 @@ export class OutgoingDispatcher extends BackgroundLoop {
   protected async loop(): Promise<void> {
     const { queue, log } = this.opts;
     let redisDown = false;
+    // Whether this look was woken for work (a kick, a slot coming free, the first look) rather
+    // than only by the idle bound: an idle look asks whether anything waits before it takes.
+    let expectWork = true;
     while (this.running) {
       // Take in batches: with half the senders busy, wait for one to finish first.
       if (this.inFlight.size >= Math.max(1, this.maxInFlight / 2)) {
         await Promise.race(this.inFlight);
+        expectWork = true;
         continue;
       }
       const now = Date.now();
@@ -122,19 +126,23 @@ export class OutgoingDispatcher extends BackgroundLoop {
       // A kick from now on (a message queued while this take runs) ends the sleep after it.
       this.sleeper.forget();
       try {
-        result = await queue.take({
-          leaseMs: this.leaseMs,
-          horizonMs: this.horizonMs,
-          housekeeping,
-          max: this.maxInFlight - this.inFlight.size,
-          chatSlackMs: this.tickMs,
-        });
+        result =
+          expectWork || housekeeping || (await queue.anyWaiting())
+            ? await queue.take({
+                leaseMs: this.leaseMs,
+                horizonMs: this.horizonMs,
+                housekeeping,
+                max: this.maxInFlight - this.inFlight.size,
+                chatSlackMs: this.tickMs,
+              })
+            : { taken: [], wakeMs: -1 };
         if (housekeeping) this.lastHousekeeping = now;
         if (redisDown) log.info("outgoing queue reachable again");
         redisDown = false;
       } catch (err) {
         if (!redisDown) log.error({ err }, "cannot read the outgoing queue; retrying");
         redisDown = true;
+        expectWork = true;
         await this.sleeper.sleep(1000);
         continue;
       }
@@ -143,8 +151,12 @@ export class OutgoingDispatcher extends BackgroundLoop {
       }
       // The reply says when to look again: once half the reserved slots have passed, when a
       // waiting chat is free, or (-1) when something new is queued.
+      expectWork = true;
       if (result.wakeMs === 0) continue;
-      await this.sleeper.sleep(result.wakeMs < 0 ? this.idleMs : Math.min(this.idleMs, result.wakeMs));
+      const woken = await this.sleeper.sleep(
+        result.wakeMs < 0 ? this.idleMs : Math.min(this.idleMs, result.wakeMs),
+      );
+      expectWork = woken || result.wakeMs >= 0;
     }
   }
 

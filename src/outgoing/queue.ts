@@ -152,6 +152,11 @@ export class OutgoingQueue {
     return { taken, wakeMs: Number(reply[1]) };
   }
 
+  /** Whether any message waits in the queue (one ZRANGE): an idle look needs no take when none does. */
+  async anyWaiting(): Promise<boolean> {
+    return (await this.redis.zrange(this.keys.queue, 0, 0)).length > 0;
+  }
+
   /** The messages were sent (or will never be): they leave the queue for good, in one ZREM. */
   async ack(members: readonly string[]): Promise<void> {
     if (members.length === 0) return;

@@ -22,20 +22,22 @@ export class Sleeper {
   private wakeUp: (() => void) | undefined;
   private woken = false;
 
-  sleep(ms: number): Promise<void> {
+  /** Resolves after `ms`, or sooner when woken; true when it was woken. */
+  sleep(ms: number): Promise<boolean> {
     if (this.woken) {
       this.woken = false;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
-    return new Promise<void>((resolve) => {
+    return new Promise<boolean>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
-      const done = () => {
+      const done = (woken: boolean) => {
         clearTimeout(timer);
-        if (this.wakeUp === done) this.wakeUp = undefined;
-        resolve();
+        if (this.wakeUp === wake) this.wakeUp = undefined;
+        resolve(woken);
       };
-      timer = setTimeout(done, Math.max(0, ms));
-      this.wakeUp = done;
+      const wake = () => done(true);
+      timer = setTimeout(() => done(false), Math.max(0, ms));
+      this.wakeUp = wake;
     });
   }
 

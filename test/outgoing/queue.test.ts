@@ -4,7 +4,7 @@ import { createLogger } from "../../src/logger.js";
 import { OutgoingDispatcher, SEND_GROUP } from "../../src/outgoing/dispatcher.js";
 import { encodeMessage, type OutgoingMessage } from "../../src/outgoing/messages.js";
 import { OutgoingQueue } from "../../src/outgoing/queue.js";
-import { commandsProcessed, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { commandsProcessed, testRedis, uniquePrefix, watchCommands } from "../helpers/redis.js";
 
 const logger = createLogger({ level: "silent" });
 let redis: Redis;
@@ -415,6 +415,45 @@ describe("the outgoing queue", () => {
 });
 
 describe("waking the dispatcher", () => {
+  it("asks in one ZRANGE whether anything waits while idle, and takes what another process queued", async () => {
+    const own = testRedis();
+    const prefix = uniquePrefix("out");
+    const q = new OutgoingQueue(own, prefix, { pace: { globalPerSecond: 1000, chatPerSecond: 1000 } });
+    const sent: string[] = [];
+    watchCommands(own, (command) => {
+      if (command.args.map(String).includes(q.keys.queue)) sent.push(command.name);
+    });
+    const delivered: string[] = [];
+    const dispatcher = new OutgoingDispatcher({
+      queue: q,
+      log: logger,
+      idleMs: 100,
+      async deliver(member) {
+        delivered.push(member);
+      },
+    });
+    dispatcher.start();
+    try {
+      // The first look takes (with housekeeping; the script loaded on its first use); idle looks
+      // after it only ask.
+      for (let i = 0; i < 100 && !sent.includes("zrange"); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(sent[0]).toBe("evalsha");
+      expect(sent.at(-1)).toBe("zrange");
+      sent.length = 0;
+      await new Promise((r) => setTimeout(r, 450));
+      expect(sent.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(sent)).toEqual(new Set(["zrange"]));
+      // Another process queues a message and does not wake this one: the next idle look takes it.
+      await redis.zadd(q.keys.queue, "NX", 0, encodeMessage(final(1)));
+      for (let i = 0; i < 100 && delivered.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(delivered).toEqual([encodeMessage(final(1))]);
+      expect(sent).toContain("evalsha");
+    } finally {
+      await dispatcher.stop(1000);
+      await own.quit();
+    }
+  });
+
   it("sends a message queued while a take was under way at once, not after the idle sleep", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"), {
       pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
