@@ -45,7 +45,9 @@ const ACK_BATCH_MS = 100;
 /**
  * While messages this process took are still to be sent (a lone order's card, a second after its
  * final message), the acknowledgements of those already sent wait for them, this long at most
- * (and at most a quarter of the lease): one ZREM for the lot rather than one per send.
+ * (and at most a quarter of the lease): one ZREM for the lot rather than one per send. Once a
+ * send group's worth ({@link SEND_GROUP}) is waiting (a rush, a broadcast), they go within
+ * {@link ACK_BATCH_MS} as before: sent messages do not linger among the leases.
  */
 const ACK_HOLD_MS = 2000;
 
@@ -256,7 +258,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
 
   /**
    * Acknowledges a sent message together with those sent within the next {@link ACK_BATCH_MS}, or,
-   * while other messages taken here are still to be sent, with theirs (up to {@link ACK_HOLD_MS}):
+   * while a few other messages taken here are still to be sent, with theirs (up to {@link ACK_HOLD_MS}):
    * at Telegram's pace that is one ZREM for several messages. Until then the lease holds the
    * message for this process (a crash meanwhile offers it again, as it would between a send and
    * its own acknowledgement; a final message is sent once regardless, see orders/notifications.ts).
@@ -271,7 +273,8 @@ export class OutgoingDispatcher extends BackgroundLoop {
   private armAcks(): void {
     if (this.acks.length === 0 || this.firstAckAt === undefined) return;
     const latest = this.firstAckAt + Math.min(ACK_HOLD_MS, this.leaseMs / 4);
-    const due = this.unsent === 0 ? Math.min(Date.now() + ACK_BATCH_MS, latest) : latest;
+    const soon = this.unsent === 0 || this.acks.length >= SEND_GROUP;
+    const due = soon ? Math.min(Date.now() + ACK_BATCH_MS, latest) : latest;
     if (this.ackTimer && this.ackDueAt <= due) return;
     clearTimeout(this.ackTimer);
     this.ackDueAt = due;

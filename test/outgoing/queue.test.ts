@@ -560,6 +560,30 @@ describe("acknowledging sent messages", () => {
     expect(bounded.batches[0]!.at - bounded.sent[0]!.at).toBeLessThan(400);
   });
 
+  it("does not hold acknowledgements back while a rush is being sent: sent messages leave the leases within a tick or so", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 30, chatPerSecond: 1000 },
+    });
+    const batches: { at: number; size: number }[] = [];
+    const ack = q.ack.bind(q);
+    q.ack = async (members) => {
+      if (members.length > 0) batches.push({ at: Date.now(), size: members.length });
+      return ack(members);
+    };
+    for (let chat = 1; chat <= 30; chat++) await q.enqueue(final(chat));
+    const starts: number[] = [];
+    expect(
+      await drain(q, 30, async () => {
+        starts.push(Date.now());
+      }),
+    ).toHaveLength(30);
+    expect(batches.reduce((a, b) => a + b.size, 0)).toBe(30);
+    // The first group's acknowledgements go out while later groups still wait for their slots.
+    expect(batches[0]!.at - starts[0]!).toBeLessThan(700);
+    expect(batches.length).toBeGreaterThan(1);
+    expect(await redis.zcard(q.keys.leases)).toBe(0);
+  });
+
   it("keeps the lease of a message taken again here before its earlier send was acknowledged", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"), {
       pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
