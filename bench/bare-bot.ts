@@ -4,25 +4,69 @@
  * `BARE_SENDS` (e.g. "1,2,2,2,2,1,3") makes it send that many messages for a chat's first,
  * second, … update instead (the last one the answer, `reply <n>`): a bot making as many Bot API
  * calls per purchase as the shop, with nothing else to do.
+ *
+ * With `BARE_REDIS_URL` and `BARE_REDIS_OPS` it also makes that many Redis commands for each
+ * update (a GET and a SET of a session-sized value in turn, one after another, auto-pipelined as
+ * the shop's client is), and with `BARE_HTTP_URL` and `BARE_HTTP_CALLS` that many JSON POSTs to
+ * that server (the reseller's create, pay, the re-read of an order): a bot making the shop's
+ * calls to Telegram, Redis and the reseller, and nothing else.
  */
 import { run, sequentialize } from "@grammyjs/runner";
 import { Bot, type Context, type SessionFlavor, session } from "grammy";
+import { Redis } from "ioredis";
+import { Pool } from "undici";
 
 type Ctx = Context & SessionFlavor<{ count: number }>;
-const SENDS = (process.env.BARE_SENDS ?? "1").split(",").map(Number);
+const perUpdate = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",").map(Number);
+const SENDS = perUpdate("BARE_SENDS", "1");
+const REDIS_OPS = perUpdate("BARE_REDIS_OPS", "0");
+const HTTP_CALLS = perUpdate("BARE_HTTP_CALLS", "0");
+const nth = (list: number[], n: number) => list[(n - 1) % list.length] ?? 0;
+
+const redis = process.env.BARE_REDIS_URL
+  ? new Redis(process.env.BARE_REDIS_URL, { enableAutoPipelining: true })
+  : undefined;
+const http = process.env.BARE_HTTP_URL ? new Pool(process.env.BARE_HTTP_URL, { connections: 16 }) : undefined;
+/** About the size of the shop's session record inside a flow. */
+const VALUE = JSON.stringify({
+  flow: { kind: "stars", v: 5, at: 0, locale: "en", step: 2, nonce: 1234567, waits: 3, state: { qty: 50 } },
+  ask: { step: 2, key: "q", nonce: 1234567, page: 0, bad: 0, sig: "a1b2c3d4" },
+});
+
+async function sideCalls(chat: number, n: number): Promise<void> {
+  for (let i = 0; redis && i < nth(REDIS_OPS, n); i++) {
+    const key = `bare:${chat}:${i % 3}`;
+    if (i % 2 === 0) await redis.get(key);
+    else await redis.set(key, VALUE, "EX", 3600);
+  }
+  for (let i = 0; http && i < nth(HTTP_CALLS, n); i++) {
+    const res = await http.request({
+      path: "/order",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ custom_id: `${chat}-${n}-${i}`, product: "stars", quantity: 50 }),
+    });
+    JSON.parse(await res.body.text());
+  }
+}
+
 const bot = new Bot<Ctx>(process.env.BOT_TOKEN ?? "", { client: { apiRoot: process.env.TELEGRAM_API_ROOT } });
 bot.use(sequentialize((ctx) => ctx.chat?.id.toString()));
 bot.use(session({ initial: () => ({ count: 0 }) }));
 bot.on("message", async (ctx) => {
   ctx.session.count += 1;
   const n = ctx.session.count;
-  for (let i = 1; i < (SENDS[(n - 1) % SENDS.length] ?? 1); i++) await ctx.reply(`before reply ${n}`);
+  await sideCalls(ctx.chat.id, n);
+  for (let i = 1; i < nth(SENDS, n); i++) await ctx.reply(`before reply ${n}`);
   await ctx.reply(`reply ${n}`);
 });
 const runner = run(bot);
 process.stdout.write("bare bot running\n");
 const stop = () => {
-  void runner.stop().then(() => process.exit(0));
+  void runner.stop().then(() => {
+    redis?.disconnect();
+    process.exit(0);
+  });
 };
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);

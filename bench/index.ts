@@ -24,6 +24,7 @@ import {
   quoteToFinal,
   type RushResult,
   SHOP_CALLS_PER_UPDATE,
+  SHOP_SIDE_CALLS,
   shopRush,
 } from "./rush.js";
 import { ACTIONS, type Walk } from "./walk.js";
@@ -67,7 +68,7 @@ const ratio = (a: number, b: number) => `×${fmt(a / b, 1)}`;
 /** A share of the CPU, shown when the CPU was enough for per-thread times (10 ms ticks) to tell. */
 const threadShare = (share: number, cpuMs: number) => (cpuMs >= 500 ? `${fmt(share * 100, 0)} %` : "—");
 
-function rushRows(r: RushResult, f: FloorResult, calls: FloorResult): string[][] {
+function rushRows(r: RushResult, f: FloorResult, calls: FloorResult, io: FloorResult): string[][] {
   return [
     [
       `customers without an answer within ${ANSWER_GOAL_MS / 1000} s`,
@@ -92,6 +93,12 @@ function rushRows(r: RushResult, f: FloorResult, calls: FloorResult): string[][]
       `  beside a bare grammY bot making the shop's ${SHOP_CALLS_PER_UPDATE.reduce((a, b) => a + b)} Bot API calls per purchase`,
       ratio(r.cpuPerUpdateMs, calls.cpuPerUpdateMs),
       `${fmt(calls.cpuPerUpdateMs, 2)} ms (${ratio(calls.cpuPerUpdateMs, f.cpuPerUpdateMs)} the floor)`,
+      "",
+    ],
+    [
+      `  beside one also making the shop's ${SHOP_SIDE_CALLS.redis.reduce((a: number, b) => a + b, 0)} Redis commands and ${SHOP_SIDE_CALLS.http.reduce((a: number, b) => a + b, 0)} reseller round trips`,
+      ratio(r.cpuPerUpdateMs, io.cpuPerUpdateMs),
+      `${fmt(io.cpuPerUpdateMs, 2)} ms (${ratio(io.cpuPerUpdateMs, f.cpuPerUpdateMs)} the floor)`,
       "",
     ],
     [
@@ -165,16 +172,21 @@ process.stdout.write(
 const results: Record<string, unknown> = {};
 
 if (runs("rush")) {
-  const rushes: { floor: FloorResult; calls: FloorResult; shop: RushResult }[] = [];
+  const rushes: { floor: FloorResult; calls: FloorResult; io: FloorResult; shop: RushResult }[] = [];
   for (const n of sizes.rush) {
     const floor = await floorRush(n, { warmUp: sizes.warm });
     const calls = await floorRush(n, { warmUp: sizes.warm, sendsPerUpdate: SHOP_CALLS_PER_UPDATE });
+    const io = await floorRush(n, {
+      warmUp: sizes.warm,
+      sendsPerUpdate: SHOP_CALLS_PER_UPDATE,
+      sideCalls: SHOP_SIDE_CALLS,
+    });
     const shop = await shopRush(n, { warmUp: sizes.warm });
-    rushes.push({ floor, calls, shop });
+    rushes.push({ floor, calls, io, shop });
     printGrid(
       `1. Rush: ${fmt(n, 0)} customers start the Stars flow within one second (emulator limits off)${sizes.warm ? `, after ${fmt(sizes.warm, 0)} others` : ""}`,
       ["", "shop as deployed", "bare grammY (floor)", "goal"],
-      rushRows(shop, floor, calls),
+      rushRows(shop, floor, calls, io),
     );
     const top = Object.entries(shop.redisByCommandPerOrder)
       .sort((a, b) => b[1] - a[1])

@@ -7,9 +7,13 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
 import { startTelegramEmulator } from "../sandbox/telegram/index.js";
+import { startPrivateRedis } from "../test/helpers/private-redis.js";
 import { compileForNode } from "./compile.js";
 import {
   commandStats,
@@ -38,6 +42,14 @@ export const UPDATES_PER_PURCHASE = 7;
  * saying paid, the final message and the card saying delivered. 13 in all.
  */
 export const SHOP_CALLS_PER_UPDATE = [1, 2, 2, 2, 2, 1, 3];
+/**
+ * The shop's other calls for each of those updates, for a floor that makes all of the shop's
+ * calls: Redis commands the shop sends (21 a purchase in the rush, table 1; scripts' insides are
+ * Redis's work, not the bot's), and reseller round trips: `create` for the quote; then `pay`, the
+ * delivery webhook and the order's re-read it triggers (the webhook, which the shop receives,
+ * stands in as one more request it makes).
+ */
+export const SHOP_SIDE_CALLS = { redis: [3, 3, 3, 4, 3, 2, 3], http: [0, 0, 0, 1, 0, 0, 3] } as const;
 
 export interface RushResult {
   customers: number;
@@ -98,6 +110,8 @@ export interface FloorResult {
   peakRssBytes: number;
   /** Messages the bare bot sent during the rush. */
   sends: number;
+  /** Its Redis commands (get and set) and requests to the reseller-like server during the rush, with `sideCalls`. */
+  side?: { redisCommands: number; httpRequests: number };
   seconds: number;
 }
 
@@ -259,10 +273,13 @@ export async function floorRush(
     updatesPerCustomer?: number;
     /** Messages the bare bot sends for each update of a customer (bench/bare-bot.ts `BARE_SENDS`); default one. */
     sendsPerUpdate?: readonly number[];
+    /** Redis commands (`BARE_REDIS_OPS`, on a private Redis) and reseller-like JSON POSTs (`BARE_HTTP_CALLS`) per update. */
+    sideCalls?: { redis: readonly number[]; http: readonly number[] };
   } = {},
 ): Promise<FloorResult> {
   const updatesPerCustomer = opts.updatesPerCustomer ?? UPDATES_PER_PURCHASE;
   const emulator = await startTelegramEmulator({ token: BOT_TOKEN });
+  const side = opts.sideCalls ? await startSideServices() : undefined;
   // BENCH_FLOOR_NODE_FLAGS profiles the floor the way BENCH_BOT_NODE_FLAGS profiles the shop.
   const flags = (process.env.BENCH_FLOOR_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
   const child = spawn(process.execPath, [...flags, fileURLToPath(compileForNode("./bare-bot.ts"))], {
@@ -271,6 +288,14 @@ export async function floorRush(
       BOT_TOKEN,
       TELEGRAM_API_ROOT: emulator.apiRoot,
       BARE_SENDS: (opts.sendsPerUpdate ?? [1]).join(","),
+      ...(side && opts.sideCalls
+        ? {
+            BARE_REDIS_URL: side.redis.url,
+            BARE_REDIS_OPS: opts.sideCalls.redis.join(","),
+            BARE_HTTP_URL: side.httpUrl,
+            BARE_HTTP_CALLS: opts.sideCalls.http.join(","),
+          }
+        : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -311,6 +336,7 @@ export async function floorRush(
     const users = newUsers(customers);
     const rss = processRssSampler(pid);
     const sendsBefore = emulator.calls("sendMessage").length;
+    const sideBefore = await side?.count();
     const cpuBefore = processCpuMs(pid);
     const mainBefore = mainThreadCpuMs(pid);
     const t0 = performance.now();
@@ -319,6 +345,7 @@ export async function floorRush(
     const cpuMs = processCpuMs(pid) - cpuBefore;
     const mainThreadShare = (mainThreadCpuMs(pid) - mainBefore) / cpuMs;
     const peakRssBytes = rss.stop();
+    const sideAfter = await side?.count();
     const all = times.flat();
     return {
       customers,
@@ -332,13 +359,54 @@ export async function floorRush(
       mainThreadShare,
       peakRssBytes,
       sends: emulator.calls("sendMessage").length - sendsBefore,
+      ...(sideBefore && sideAfter
+        ? {
+            side: {
+              redisCommands: sideAfter.redisCommands - sideBefore.redisCommands,
+              httpRequests: sideAfter.httpRequests - sideBefore.httpRequests,
+            },
+          }
+        : {}),
       seconds,
     };
   } finally {
     child.kill("SIGTERM");
     await sleep(200);
     await emulator.close();
+    await side?.close();
   }
+}
+
+/** A private Redis and a JSON server answering like the reseller's create, for the bare bot's side calls. */
+async function startSideServices() {
+  const redis = await startPrivateRedis();
+  const answer = JSON.stringify({ success: true, custom_id: "x", status: "created", total_to_pay_rub: 65 });
+  let httpRequests = 0;
+  const server = createServer((req, res) => {
+    httpRequests += 1;
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(answer);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  const client = new Redis(redis.url);
+  return {
+    redis,
+    httpUrl: `http://127.0.0.1:${port}`,
+    async count() {
+      const stats = await commandStats(client);
+      return { redisCommands: (stats.get("get") ?? 0) + (stats.get("set") ?? 0), httpRequests };
+    },
+    async close() {
+      client.disconnect();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await redis.stop();
+    },
+  };
 }
 
 export interface QuoteToFinalResult {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { floorRush, SHOP_CALLS_PER_UPDATE, shopRush, UPDATES_PER_PURCHASE } from "../../bench/rush.js";
+import {
+  floorRush,
+  SHOP_CALLS_PER_UPDATE,
+  SHOP_SIDE_CALLS,
+  shopRush,
+  UPDATES_PER_PURCHASE,
+} from "../../bench/rush.js";
 
 /**
  * The short form of `npm run bench`'s rush: the same harness at five customers, so that a change
@@ -21,6 +27,16 @@ describe("the rush benchmark, five customers", () => {
     expect(calls.withoutAnswer).toBe(0);
     expect(calls.updates).toBe(updates);
     expect(calls.sends).toBe(customers * 13);
+    expect(calls.side).toBeUndefined();
+
+    // The floor that also makes the shop's Redis commands and reseller round trips.
+    const io = await floorRush(customers, {
+      sendsPerUpdate: SHOP_CALLS_PER_UPDATE,
+      sideCalls: SHOP_SIDE_CALLS,
+    });
+    expect(io.withoutAnswer).toBe(0);
+    expect(io.sends).toBe(customers * 13);
+    expect(io.side).toEqual({ redisCommands: customers * 21, httpRequests: customers * 4 });
 
     const shop = await shopRush(customers);
     expect(shop.withoutAnswer).toBe(0);
