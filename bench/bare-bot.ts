@@ -9,7 +9,9 @@
  * update (a GET and a SET of a session-sized value in turn, one after another, auto-pipelined as
  * the shop's client is), and with `BARE_HTTP_URL` and `BARE_HTTP_CALLS` that many JSON POSTs to
  * that server (the reseller's create, pay, the re-read of an order): a bot making the shop's
- * calls to Telegram, Redis and the reseller, and nothing else.
+ * calls to Telegram, Redis and the reseller, and nothing else. `BARE_TRANSPORT` sends its Bot API
+ * calls through the shop's own transport (the built dist/bot/telegram-transport.js) rather than
+ * grammY's: the shop's calls made the shop's way.
  */
 import { run, sequentialize } from "@grammyjs/runner";
 import { Bot, type Context, type SessionFlavor, session } from "grammy";
@@ -51,6 +53,14 @@ async function sideCalls(chat: number, n: number): Promise<void> {
 }
 
 const bot = new Bot<Ctx>(process.env.BOT_TOKEN ?? "", { client: { apiRoot: process.env.TELEGRAM_API_ROOT } });
+if (process.env.BARE_TRANSPORT) {
+  const dist = new URL("../../dist/bot/", import.meta.url).href;
+  const { createTelegramTransport } = await import(`${dist}telegram-transport.js`);
+  const { TelegramHolds } = await import(`${dist}telegram-holds.js`);
+  const quiet = { warn() {}, info() {}, debug() {}, error() {} };
+  const transport = createTelegramTransport(new TelegramHolds(undefined, "", quiet));
+  bot.api.config.use(transport.direct(bot.token, process.env.TELEGRAM_API_ROOT));
+}
 bot.use(sequentialize((ctx) => ctx.chat?.id.toString()));
 bot.use(session({ initial: () => ({ count: 0 }) }));
 bot.on("message", async (ctx) => {

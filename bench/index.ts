@@ -96,7 +96,7 @@ function rushRows(r: RushResult, f: FloorResult, calls: FloorResult, io: FloorRe
       "",
     ],
     [
-      `  beside one also making the shop's ${SHOP_SIDE_CALLS.redis.reduce((a: number, b) => a + b, 0)} Redis commands and ${SHOP_SIDE_CALLS.http.reduce((a: number, b) => a + b, 0)} reseller round trips`,
+      `  beside one making them through the shop's transport, with its ${SHOP_SIDE_CALLS.redis.reduce((a: number, b) => a + b, 0)} Redis commands and ${SHOP_SIDE_CALLS.http.reduce((a: number, b) => a + b, 0)} reseller round trips`,
       ratio(r.cpuPerUpdateMs, io.cpuPerUpdateMs),
       `${fmt(io.cpuPerUpdateMs, 2)} ms (${ratio(io.cpuPerUpdateMs, f.cpuPerUpdateMs)} the floor)`,
       "",
@@ -180,6 +180,7 @@ if (runs("rush")) {
       warmUp: sizes.warm,
       sendsPerUpdate: SHOP_CALLS_PER_UPDATE,
       sideCalls: SHOP_SIDE_CALLS,
+      shopTransport: true,
     });
     const shop = await shopRush(n, { warmUp: sizes.warm });
     rushes.push({ floor, calls, io, shop });

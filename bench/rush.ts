@@ -275,6 +275,8 @@ export async function floorRush(
     sendsPerUpdate?: readonly number[];
     /** Redis commands (`BARE_REDIS_OPS`, on a private Redis) and reseller-like JSON POSTs (`BARE_HTTP_CALLS`) per update. */
     sideCalls?: { redis: readonly number[]; http: readonly number[] };
+    /** Bot API calls through the shop's own transport (dist/bot/telegram-transport.js) instead of grammY's. */
+    shopTransport?: boolean;
   } = {},
 ): Promise<FloorResult> {
   const updatesPerCustomer = opts.updatesPerCustomer ?? UPDATES_PER_PURCHASE;
@@ -288,6 +290,7 @@ export async function floorRush(
       BOT_TOKEN,
       TELEGRAM_API_ROOT: emulator.apiRoot,
       BARE_SENDS: (opts.sendsPerUpdate ?? [1]).join(","),
+      ...(opts.shopTransport ? { BARE_TRANSPORT: "1" } : {}),
       ...(side && opts.sideCalls
         ? {
             BARE_REDIS_URL: side.redis.url,
