@@ -84,7 +84,7 @@ export class WebhookIntake extends BackgroundLoop {
     this.timings = { ...INTAKE_TIMINGS, ...deps.timings };
     this.keys = intakeKeys(deps.prefix);
     this.log = deps.logger.child({ component: "webhook-intake" });
-    const calls = defineScripts(deps.redis, "intake", new URL("./lua/", import.meta.url), SCRIPTS);
+    const calls = defineScripts(deps.redis, new URL("./lua/", import.meta.url), SCRIPTS);
     this.scripts = {
       recordUpdate: calls["recordUpdate-3"],
       renewUpdate: calls["renewUpdate-1"],

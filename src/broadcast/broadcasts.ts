@@ -73,7 +73,7 @@ export class Broadcasts extends BackgroundLoop {
 
   constructor(private readonly opts: BroadcastsOptions) {
     super();
-    this.scripts = defineScripts(opts.redis, "broadcast", new URL("./lua/", import.meta.url), SCRIPTS);
+    this.scripts = defineScripts(opts.redis, new URL("./lua/", import.meta.url), SCRIPTS);
     this.queueKey = outgoingKeys(opts.prefix).queue;
     this.window = Math.max(1, opts.window ?? 200);
     this.now = opts.now ?? Date.now;

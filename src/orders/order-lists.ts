@@ -24,7 +24,7 @@ export class OrderLists {
     readonly keys: OrderKeys,
     protected readonly now: () => number,
   ) {
-    this.adoptScript = defineScripts(redis, "orders", new URL("./lua/", import.meta.url), [
+    this.adoptScript = defineScripts(redis, new URL("./lua/", import.meta.url), [
       "adoptRecords",
     ]).adoptRecords;
   }

@@ -140,7 +140,7 @@ export class PriceSettingsStore {
     this.key = `${prefix}prices`;
     this.logKey = `${prefix}prices:log`;
     this.now = opts.now ?? Date.now;
-    this.scripts = defineScripts(redis, "prices", new URL("./lua/", import.meta.url), ["setPriceSetting-2"]);
+    this.scripts = defineScripts(redis, new URL("./lua/", import.meta.url), ["setPriceSetting-2"]);
   }
 
   /** The settings as Redis has them now (quotes). */

@@ -19,7 +19,7 @@ export class JobSchedule {
     /** The zset's key (`P jobs`, see keys.ts). */
     readonly key: string,
   ) {
-    this.scripts = defineScripts(redis, "orders", new URL("./lua/", import.meta.url), SCRIPTS);
+    this.scripts = defineScripts(redis, new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
   /** Takes up to `limit` due jobs for `leaseMs`; returns them with the lease score needed to finish them. */

@@ -104,7 +104,7 @@ export class OrderStore extends OrderLists {
     this.replicaWait = opts.replicaWait;
     this.holdJobsMs = opts.holdJobsMs;
     this.onHeld = opts.onHeld;
-    this.scripts = defineScripts(redis, "orders", new URL("./lua/", import.meta.url), SCRIPTS);
+    this.scripts = defineScripts(redis, new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
   get jobsKey(): string {

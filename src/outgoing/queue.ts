@@ -96,7 +96,7 @@ export class OutgoingQueue {
       opsMs: this.pace.operatorsIntervalMs ?? chatMs,
     };
     this.now = opts.now ?? Date.now;
-    this.scripts = defineScripts(redis, "outgoing", new URL("./lua/", import.meta.url), SCRIPTS);
+    this.scripts = defineScripts(redis, new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
   private readonly now: () => number;

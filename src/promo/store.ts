@@ -37,7 +37,7 @@ export class PromoStore {
     private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {
-    this.scripts = defineScripts(redis, "promo", new URL("./lua/", import.meta.url), SCRIPTS);
+    this.scripts = defineScripts(redis, new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
   private key(code: string): string {

@@ -45,7 +45,7 @@ export class Referrals {
   ) {
     this.keys = referralKeys(prefix);
     this.chatIndex = orderKeys(prefix).chat;
-    this.scripts = defineScripts(redis, "referrals", new URL("./lua/", import.meta.url), SCRIPTS);
+    this.scripts = defineScripts(redis, new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
   /** The user's invite code, made on first use (and the same ever after). */

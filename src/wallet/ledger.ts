@@ -65,7 +65,7 @@ export class WalletLedger {
     this.keys = walletKeys(prefix);
     this.now = opts.now ?? Date.now;
     this.replicaWait = opts.replicaWait;
-    this.scripts = defineScripts(redis, "wallet", new URL("./lua/", import.meta.url), SCRIPTS);
+    this.scripts = defineScripts(redis, new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
   /** Adds money to a wallet (top-up, refund, referral, adjustment). */

@@ -61,7 +61,7 @@ export class TopUps {
   private readonly scripts: ReturnType<typeof defineScripts<"casTopUp-1">>;
 
   constructor(private readonly deps: TopUpsDeps) {
-    this.scripts = defineScripts(deps.redis, "wallet", new URL("./lua/", import.meta.url), ["casTopUp-1"]);
+    this.scripts = defineScripts(deps.redis, new URL("./lua/", import.meta.url), ["casTopUp-1"]);
   }
 
   key(id: string): string {
