@@ -12,6 +12,12 @@
  * calls to Telegram, Redis and the reseller, and nothing else. `BARE_TRANSPORT` sends its Bot API
  * calls through the shop's own transport (the built dist/bot/telegram-transport.js) rather than
  * grammY's: the shop's calls made the shop's way.
+ *
+ * `BARE_PACED` (e.g. "2") sends that many of a purchase's last update's messages later, as the
+ * shop sends what it sends on its own (src/outgoing/dispatcher.ts): started in groups of six every
+ * 204 ms (30/s), final messages before card updates, a chat's card at least a second after its
+ * final message. The shop's final message and its card saying delivered go that way; here both are
+ * sendMessage (the shop edits the card).
  */
 import { run, sequentialize } from "@grammyjs/runner";
 import { Bot, type Context, type SessionFlavor, session } from "grammy";
@@ -23,6 +29,7 @@ const perUpdate = (name: string, fallback: string) => (process.env[name] ?? fall
 const SENDS = perUpdate("BARE_SENDS", "1");
 const REDIS_OPS = perUpdate("BARE_REDIS_OPS", "0");
 const HTTP_CALLS = perUpdate("BARE_HTTP_CALLS", "0");
+const PACED = Number(process.env.BARE_PACED ?? "0");
 const nth = (list: number[], n: number) => list[(n - 1) % list.length] ?? 0;
 
 const redis = process.env.BARE_REDIS_URL
@@ -61,14 +68,46 @@ if (process.env.BARE_TRANSPORT) {
   const transport = createTelegramTransport(new TelegramHolds(undefined, "", quiet));
   bot.api.config.use(transport.direct(bot.token, process.env.TELEGRAM_API_ROOT));
 }
+/** The paced sends waiting: final messages, then card updates (each due a second after its final). */
+const finals: { chat: number; text: string }[] = [];
+const cards: { chat: number; text: string; at: number }[] = [];
+let pacer: NodeJS.Timeout | undefined;
+const SEND_GROUP = 6;
+const TICK_MS = SEND_GROUP * Math.ceil(1000 / 30);
+
+function pace(chat: number, n: number, count: number): void {
+  for (let i = 1; i <= count; i++) {
+    const text = `paced ${n}.${i}`;
+    if (i === 1) finals.push({ chat, text });
+    else cards.push({ chat, text, at: Date.now() + 1000 * (i - 1) + TICK_MS });
+  }
+  pacer ??= setInterval(tick, TICK_MS);
+}
+
+function tick(): void {
+  for (let started = 0; started < SEND_GROUP; started++) {
+    const card = cards[0];
+    const next = finals.shift() ?? (card && card.at <= Date.now() ? cards.shift() : undefined);
+    if (!next) break;
+    void bot.api.sendMessage(next.chat, next.text).catch(() => undefined);
+  }
+  if (finals.length === 0 && cards.length === 0) {
+    clearInterval(pacer);
+    pacer = undefined;
+  }
+}
+
 bot.use(sequentialize((ctx) => ctx.chat?.id.toString()));
 bot.use(session({ initial: () => ({ count: 0 }) }));
 bot.on("message", async (ctx) => {
   ctx.session.count += 1;
   const n = ctx.session.count;
   await sideCalls(ctx.chat.id, n);
-  for (let i = 1; i < nth(SENDS, n); i++) await ctx.reply(`before reply ${n}`);
+  // A purchase's last update: its last PACED messages go out later, at the shop's pace.
+  const paced = n % SENDS.length === 0 ? Math.min(PACED, nth(SENDS, n) - 1) : 0;
+  for (let i = 1; i < nth(SENDS, n) - paced; i++) await ctx.reply(`before reply ${n}`);
   await ctx.reply(`reply ${n}`);
+  if (paced > 0) pace(ctx.chat.id, n, paced);
 });
 const runner = run(bot);
 process.stdout.write("bare bot running\n");

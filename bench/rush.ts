@@ -50,6 +50,11 @@ export const SHOP_CALLS_PER_UPDATE = [1, 2, 2, 2, 2, 1, 3];
  * stands in as one more request it makes).
  */
 export const SHOP_SIDE_CALLS = { redis: [3, 3, 3, 4, 3, 2, 3], http: [0, 0, 0, 1, 0, 0, 3] } as const;
+/**
+ * Of the last update's three calls, those the shop sends on its own through the outgoing queue,
+ * paced after the rush: the final message and the card saying delivered.
+ */
+export const SHOP_PACED_SENDS = 2;
 
 export interface RushResult {
   customers: number;
@@ -105,10 +110,12 @@ export interface FloorResult {
   answerP99Ms: number;
   cpuMs: number;
   cpuPerUpdateMs: number;
+  /** CPU per update until the last customer's last answer (the same as `cpuPerUpdateMs` unless sends are paced). */
+  cpuPerUpdateAnsweringMs: number;
   /** Of `cpuMs`, the share of the main thread. */
   mainThreadShare: number;
   peakRssBytes: number;
-  /** Messages the bare bot sent during the rush. */
+  /** Messages the bare bot sent during the rush (with `pacedSends`, until the last paced one). */
   sends: number;
   /** Its Redis commands (get and set) and requests to the reseller-like server during the rush, with `sideCalls`. */
   side?: { redisCommands: number; httpRequests: number };
@@ -277,9 +284,18 @@ export async function floorRush(
     sideCalls?: { redis: readonly number[]; http: readonly number[] };
     /** Bot API calls through the shop's own transport (dist/bot/telegram-transport.js) instead of grammY's. */
     shopTransport?: boolean;
+    /**
+     * Of a purchase's last update's messages, how many go out later at the shop's pace (bench/bare-bot.ts
+     * `BARE_PACED`): the shop's final message and card update. The figures then run until the last is sent.
+     */
+    pacedSends?: number;
   } = {},
 ): Promise<FloorResult> {
   const updatesPerCustomer = opts.updatesPerCustomer ?? UPDATES_PER_PURCHASE;
+  const sendsPerUpdate = opts.sendsPerUpdate ?? [1];
+  const sendsPerCustomer = sum(
+    Array.from({ length: updatesPerCustomer }, (_, i) => sendsPerUpdate[i % sendsPerUpdate.length] ?? 0),
+  );
   const emulator = await startTelegramEmulator({ token: BOT_TOKEN });
   const side = opts.sideCalls ? await startSideServices() : undefined;
   // BENCH_FLOOR_NODE_FLAGS profiles the floor the way BENCH_BOT_NODE_FLAGS profiles the shop.
@@ -289,8 +305,9 @@ export async function floorRush(
       PATH: process.env.PATH ?? "",
       BOT_TOKEN,
       TELEGRAM_API_ROOT: emulator.apiRoot,
-      BARE_SENDS: (opts.sendsPerUpdate ?? [1]).join(","),
+      BARE_SENDS: sendsPerUpdate.join(","),
       ...(opts.shopTransport ? { BARE_TRANSPORT: "1" } : {}),
+      ...(opts.pacedSends ? { BARE_PACED: String(opts.pacedSends) } : {}),
       ...(side && opts.sideCalls
         ? {
             BARE_REDIS_URL: side.redis.url,
@@ -332,8 +349,17 @@ export async function floorRush(
     await until(() => emulator.calls("getUpdates").length > 0, 30_000, "the bare bot to poll");
     const pid = child.pid;
     await sleep(500);
+    /** Every message of `n` customers' purchases sent since `before` (paced ones come after the answers). */
+    const allSent = (before: number, n: number) =>
+      until(
+        () => emulator.calls("sendMessage").length - before >= n * sendsPerCustomer,
+        10_000 + ((n * (opts.pacedSends ?? 0)) / 25) * 1000,
+        "the bare bot's paced sends",
+      );
     if (opts.warmUp) {
+      const before = emulator.calls("sendMessage").length;
       await rush(newUsers(opts.warmUp));
+      await allSent(before, opts.warmUp);
       await sleep(1000);
     }
     const users = newUsers(customers);
@@ -344,6 +370,8 @@ export async function floorRush(
     const mainBefore = mainThreadCpuMs(pid);
     const t0 = performance.now();
     const times = await rush(users);
+    const answeringCpuMs = processCpuMs(pid) - cpuBefore;
+    if (opts.pacedSends) await allSent(sendsBefore, customers);
     const seconds = (performance.now() - t0) / 1000;
     const cpuMs = processCpuMs(pid) - cpuBefore;
     const mainThreadShare = (mainThreadCpuMs(pid) - mainBefore) / cpuMs;
@@ -359,6 +387,7 @@ export async function floorRush(
       answerP99Ms: percentile(all, 99),
       cpuMs,
       cpuPerUpdateMs: cpuMs / Math.max(1, all.length),
+      cpuPerUpdateAnsweringMs: answeringCpuMs / Math.max(1, all.length),
       mainThreadShare,
       peakRssBytes,
       sends: emulator.calls("sendMessage").length - sendsBefore,

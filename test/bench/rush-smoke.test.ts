@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   floorRush,
   SHOP_CALLS_PER_UPDATE,
+  SHOP_PACED_SENDS,
   SHOP_SIDE_CALLS,
   shopRush,
   UPDATES_PER_PURCHASE,
@@ -13,7 +14,7 @@ import {
  * counts, never how fast anything was.
  */
 describe("the rush benchmark, five customers", () => {
-  it("walks the shop's whole purchase and both floors, and counts what each did", async () => {
+  it("walks the shop's whole purchase and every floor, and counts what each did", async () => {
     const customers = 5;
     const updates = customers * UPDATES_PER_PURCHASE;
 
@@ -37,6 +38,19 @@ describe("the rush benchmark, five customers", () => {
     expect(io.withoutAnswer).toBe(0);
     expect(io.sends).toBe(customers * 13);
     expect(io.side).toEqual({ redisCommands: customers * 21, httpRequests: customers * 4 });
+
+    // The floor that also sends a purchase's last two messages later, at the shop's pace: its
+    // figures run until they are sent, so all 13 messages a purchase are counted.
+    const paced = await floorRush(customers, {
+      sendsPerUpdate: SHOP_CALLS_PER_UPDATE,
+      sideCalls: SHOP_SIDE_CALLS,
+      pacedSends: SHOP_PACED_SENDS,
+    });
+    expect(paced.withoutAnswer).toBe(0);
+    expect(paced.sends).toBe(customers * 13);
+    expect(paced.cpuPerUpdateAnsweringMs).toBeLessThanOrEqual(paced.cpuPerUpdateMs);
+    // The card goes a second after its final message, after the last answer.
+    expect(paced.seconds).toBeGreaterThan(1);
 
     const shop = await shopRush(customers);
     expect(shop.withoutAnswer).toBe(0);
