@@ -14,8 +14,8 @@
  * grammY's: the shop's calls made the shop's way.
  *
  * `BARE_PACED` (e.g. "2") sends that many of a purchase's last update's messages later, as the
- * shop sends what it sends on its own (src/outgoing/dispatcher.ts): started in groups of six every
- * 204 ms (30/s), final messages before card updates, a chat's card at least a second after its
+ * shop sends what it sends on its own (src/outgoing/dispatcher.ts, its `SEND_GROUP` and the queue's
+ * pace loaded from dist/): started in groups of six every 204 ms (30/s), final messages before card updates, a chat's card at least a second after its
  * final message. The shop's final message and its card saying delivered go that way; here both are
  * sendMessage (the shop edits the card).
  */
@@ -23,6 +23,8 @@ import { run, sequentialize } from "@grammyjs/runner";
 import { Bot, type Context, type SessionFlavor, session } from "grammy";
 import { Redis } from "ioredis";
 import { Pool } from "undici";
+import type * as DispatcherModule from "../src/outgoing/dispatcher.js";
+import type * as QueueModule from "../src/outgoing/queue.js";
 
 type Ctx = Context & SessionFlavor<{ count: number }>;
 const perUpdate = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",").map(Number);
@@ -72,8 +74,15 @@ if (process.env.BARE_TRANSPORT) {
 const finals: { chat: number; text: string }[] = [];
 const cards: { chat: number; text: string; at: number }[] = [];
 let pacer: NodeJS.Timeout | undefined;
-const SEND_GROUP = 6;
-const TICK_MS = SEND_GROUP * Math.ceil(1000 / 30);
+// The shop's own grid and pace (built dist/), so that this floor keeps up with changes to them.
+const outgoing = new URL("../../dist/outgoing/", import.meta.url).href;
+const { SEND_GROUP } = PACED
+  ? ((await import(`${outgoing}dispatcher.js`)) as typeof DispatcherModule)
+  : { SEND_GROUP: 0 };
+const { DEFAULT_PACE } = PACED
+  ? ((await import(`${outgoing}queue.js`)) as typeof QueueModule)
+  : { DEFAULT_PACE: { globalPerSecond: 30 } };
+const TICK_MS = SEND_GROUP * Math.ceil(1000 / DEFAULT_PACE.globalPerSecond);
 
 function pace(chat: number, n: number, count: number): void {
   for (let i = 1; i <= count; i++) {
