@@ -39,7 +39,10 @@ export interface DispatcherOptions {
  */
 const HOUSEKEEPING_EVERY_MS = 5000;
 
-/** Sent messages acknowledged together within this window (one ZREM for several). */
+/**
+ * Sent messages acknowledged together within this window (one ZREM for several). While more sends
+ * are coming, the acknowledgements go with the next send group instead (see {@link onTick}).
+ */
 const ACK_BATCH_MS = 100;
 
 /**
@@ -93,6 +96,11 @@ export class OutgoingDispatcher extends BackgroundLoop {
   private firstAckAt: number | undefined;
   /** Sends taken by this process that have neither been sent nor ended otherwise. */
   private unsent = 0;
+  /**
+   * When the loop is due to take again while this process still has sends to start (a rush, a
+   * broadcast): the send group nearest to it wakes the loop (see {@link onTick}).
+   */
+  private takeDueAt: number | undefined;
 
   constructor(private readonly opts: DispatcherOptions) {
     super();
@@ -155,9 +163,16 @@ export class OutgoingDispatcher extends BackgroundLoop {
       // waiting chat is free, or (-1) when something new is queued.
       expectWork = true;
       if (result.wakeMs === 0) continue;
-      const woken = await this.sleeper.sleep(
-        result.wakeMs < 0 ? this.idleMs : Math.min(this.idleMs, result.wakeMs),
-      );
+      let sleepMs = result.wakeMs < 0 ? this.idleMs : Math.min(this.idleMs, result.wakeMs);
+      // Sends still to start here: the send group nearest the take's moment wakes the loop, so the
+      // take rides on that group's wake-up (and its answer comes with the acknowledgements'). The
+      // timer stays as a bound, a tick later.
+      if (result.wakeMs > 0 && this.unsent > 0) {
+        this.takeDueAt = Date.now() + sleepMs;
+        sleepMs += this.tickMs;
+      }
+      const woken = await this.sleeper.sleep(sleepMs);
+      this.takeDueAt = undefined;
       expectWork = woken || result.wakeMs >= 0;
     }
   }
@@ -273,8 +288,11 @@ export class OutgoingDispatcher extends BackgroundLoop {
   private armAcks(): void {
     if (this.acks.length === 0 || this.firstAckAt === undefined) return;
     const latest = this.firstAckAt + Math.min(ACK_HOLD_MS, this.leaseMs / 4);
+    // A send group's worth waiting while more sends are coming: the next group takes them along
+    // (onTick); the timer, a tick later, is the bound.
+    const window = this.unsent === 0 ? ACK_BATCH_MS : this.tickMs + ACK_BATCH_MS;
     const soon = this.unsent === 0 || this.acks.length >= SEND_GROUP;
-    const due = soon ? Math.min(Date.now() + ACK_BATCH_MS, latest) : latest;
+    const due = soon ? Math.min(Date.now() + window, latest) : latest;
     if (this.ackTimer && this.ackDueAt <= due) return;
     clearTimeout(this.ackTimer);
     this.ackDueAt = due;
@@ -313,11 +331,27 @@ export class OutgoingDispatcher extends BackgroundLoop {
         if (delay <= 0) break;
         await new Promise((r) => setTimeout(r, delay));
       }
-      this.startsInTick = tick === this.lastTick ? this.startsInTick + 1 : 1;
+      const first = tick !== this.lastTick;
+      this.startsInTick = first ? 1 : this.startsInTick + 1;
       this.lastTick = tick;
+      if (first) this.onTick();
     });
     this.turns = mine;
     return mine;
+  }
+
+  /**
+   * A send group starts: what the process would otherwise wake up for on its own timers goes now,
+   * in the same wake-up and, through the client's auto-pipelining, the same Redis write: a send
+   * group's worth of acknowledgements, and the take when it is due within half a tick. In a rush
+   * that is one wake-up a group for the queue's work rather than three or four.
+   */
+  private onTick(): void {
+    if (this.acks.length >= SEND_GROUP) void this.flushAcks();
+    if (this.takeDueAt !== undefined && Date.now() >= this.takeDueAt - this.tickMs / 2) {
+      this.takeDueAt = undefined;
+      this.sleeper.wake();
+    }
   }
 
   /** The send grid's tick: a group's worth of global intervals. */

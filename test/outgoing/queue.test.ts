@@ -584,6 +584,42 @@ describe("acknowledging sent messages", () => {
     expect(await redis.zcard(q.keys.leases)).toBe(0);
   });
 
+  it("in a rush, acknowledges and takes again at the send groups' moments, not on timers of their own", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 30, chatPerSecond: 1000 },
+    });
+    const acks: number[] = [];
+    const takes: number[] = [];
+    const ack = q.ack.bind(q);
+    q.ack = async (members) => {
+      if (members.length > 0) acks.push(Date.now());
+      return ack(members);
+    };
+    const takeOriginal = q.take.bind(q);
+    q.take = async (opts) => {
+      takes.push(Date.now());
+      return takeOriginal(opts);
+    };
+    for (let chat = 1; chat <= 60; chat++) await q.enqueue(final(chat));
+    const starts: number[] = [];
+    expect(
+      await drain(q, 60, async () => {
+        starts.push(Date.now());
+      }),
+    ).toHaveLength(60);
+    const tickMs = SEND_GROUP * q.intervals.globalMs;
+    // Every send group wakes the process once: its acknowledgements of the group before and, when
+    // due, the next take go then. Only the first take (before any group) and the last
+    // acknowledgement (no group after it) have moments of their own.
+    const onGrid = (t: number) => Math.abs(t - Math.round(t / tickMs) * tickMs) < 25;
+    expect(acks.length).toBeGreaterThan(3);
+    expect(acks.slice(0, -1).filter((t) => !onGrid(t))).toEqual([]);
+    expect(takes.length).toBeGreaterThan(2);
+    expect(takes.slice(1).filter((t) => !onGrid(t))).toEqual([]);
+    expect(starts.filter((t) => !onGrid(t))).toEqual([]);
+    expect(await redis.zcard(q.keys.leases)).toBe(0);
+  });
+
   it("keeps the lease of a message taken again here before its earlier send was acknowledged", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"), {
       pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
