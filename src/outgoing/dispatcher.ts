@@ -290,9 +290,9 @@ export class OutgoingDispatcher extends BackgroundLoop {
     const latest = this.firstAckAt + Math.min(ACK_HOLD_MS, this.leaseMs / 4);
     // A send group's worth waiting while more sends are coming: the next group takes them along
     // (onTick); the timer, a tick later, is the bound.
-    const window = this.unsent === 0 ? ACK_BATCH_MS : this.tickMs + ACK_BATCH_MS;
+    const batchMs = this.unsent === 0 ? ACK_BATCH_MS : this.tickMs + ACK_BATCH_MS;
     const soon = this.unsent === 0 || this.acks.length >= SEND_GROUP;
-    const due = soon ? Math.min(Date.now() + window, latest) : latest;
+    const due = soon ? Math.min(Date.now() + batchMs, latest) : latest;
     if (this.ackTimer && this.ackDueAt <= due) return;
     clearTimeout(this.ackTimer);
     this.ackDueAt = due;
