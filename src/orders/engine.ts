@@ -329,6 +329,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
           .scheduleOnce(encodeJob({ type: "archive" }), now())
           .catch((err) => log.warn({ err }, "could not schedule the archive sweep"));
       }
+      prices.listen(log);
       worker.start();
       dispatcher.start();
       depositPull.start();
@@ -336,7 +337,12 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     },
     async stop(timeoutMs = 10_000) {
       if (!worker.isRunning) return;
-      await Promise.all([worker.stop(timeoutMs), dispatcher.stop(timeoutMs), depositPull.stop()]);
+      await Promise.all([
+        worker.stop(timeoutMs),
+        dispatcher.stop(timeoutMs),
+        depositPull.stop(),
+        prices.stop(),
+      ]);
       await store.spending.flush();
       log.info("orders engine stopped");
     },

@@ -1,5 +1,6 @@
 import { PRODUCT_KINDS, type ProductKind } from "../config.js";
-import type { RedisClient } from "../redis/connect.js";
+import type { Logger } from "../logger.js";
+import { type RedisClient, subscriberOf } from "../redis/connect.js";
 import { defineScripts, type ScriptCall } from "../redis/scripts.js";
 import { type PriceRule, ROUNDINGS, type Rounding } from "./pricing.js";
 import type { OrderItem } from "./types.js";
@@ -15,14 +16,26 @@ import type { OrderItem } from "./types.js";
  * no minimum margin; whole roubles). Each change and its log entry are written by one script
  * (lua/setPriceSetting-2.lua).
  *
- * Reads: a quote reads the hash afresh (one HGETALL next to the quote's other writes), so the
- * price an operator just set is the one the next quote charges, in any process. Menus and
- * pickers, which are drawn on customers' updates, read a copy kept in process memory for at most
- * {@link PRICE_CACHE_MS}; a change made in this process replaces its copy at once.
+ * Each change is also published (channel `P prices:changed`, the changed field) by the same
+ * script.
+ *
+ * Reads. A process that listens for those notices ({@link PriceSettingsStore.listen}, the orders
+ * engine's processes) keeps a copy of the hash and prices quotes, menus and pickers from it while
+ * it can be sure no change went unheard: its subscription was confirmed before the copy was read
+ * and has stayed up since, no notice arrived since, and the copy is under {@link PRICE_TRUST_MS}
+ * old (the bound for a change written by hand, which publishes nothing). A notice makes the
+ * process read the hash again at once. So a change reaches the next quote in every process as
+ * soon as its notice does (a fraction of a millisecond on one network), and a quote costs no read
+ * of its own. Without the subscription (not listening, or the connection lost until it is
+ * confirmed again) a quote reads the hash afresh, and menus and pickers read a copy at most
+ * {@link PRICE_CACHE_MS} old. A change made in this process replaces its copy at once.
  */
 
-/** How long a process shows menus and picker prices from its in-memory copy. */
+/** How long a process shows menus and picker prices from an unconfirmed in-memory copy. */
 export const PRICE_CACHE_MS = 1_000;
+
+/** How long a copy kept current by change notices is used before it is read again regardless. */
+export const PRICE_TRUST_MS = 10_000;
 
 /** Item refs: catalog items with their own markup (gifts, AI items, game packages). */
 export const ITEM_KINDS = ["gift", "neural", "game"] as const satisfies readonly ProductKind[];
@@ -123,13 +136,27 @@ export function settingsFromHash(hash: Record<string, string>, d: PriceDefaults)
   return s;
 }
 
+/** A copy of the settings: when it was read, and whether change notices have covered it since (`heard`). */
+interface Copy {
+  settings: PriceSettings;
+  at: number;
+  /** The notice count when the read was sent, with the subscription confirmed; undefined otherwise. */
+  heard: number | undefined;
+}
+
 export class PriceSettingsStore {
   private readonly key: string;
   private readonly logKey: string;
-  private copy: { settings: PriceSettings; at: number } | undefined;
+  private readonly channel: string;
+  private copy: Copy | undefined;
   private loading: Promise<PriceSettings> | undefined;
   private readonly now: () => number;
   private readonly scripts: Record<"setPriceSetting-2", ScriptCall>;
+  private subscriber: RedisClient | undefined;
+  /** Whether the subscription to change notices is confirmed and has not been lost since. */
+  private subscribed = false;
+  /** Notices heard, and subscriptions lost: a copy read before the latest of them may be behind. */
+  private notices = 0;
 
   constructor(
     private readonly redis: RedisClient,
@@ -139,20 +166,91 @@ export class PriceSettingsStore {
   ) {
     this.key = `${prefix}prices`;
     this.logKey = `${prefix}prices:log`;
+    this.channel = `${prefix}prices:changed`;
     this.now = opts.now ?? Date.now;
     this.scripts = defineScripts(redis, new URL("./lua/", import.meta.url), ["setPriceSetting-2"]);
   }
 
-  /** The settings as Redis has them now (quotes). */
+  /**
+   * Listens for change notices on a connection of its own (in the background: Redis may be away),
+   * so that quotes can be priced from the copy in memory (see the top of this file).
+   */
+  listen(logger: Logger): void {
+    if (this.subscriber) return;
+    const sub = subscriberOf(this.redis, "shopbot-prices");
+    sub.on("error", (err: Error) =>
+      logger.warn({ err: { message: err.message } }, "price notices subscriber error"),
+    );
+    sub.on("message", () => this.changed());
+    // A lost connection may have lost notices: the copy is not trusted until the subscription is
+    // confirmed again (ioredis subscribes again on its own when it is back; the explicit
+    // SUBSCRIBE tells when that is done).
+    sub.on("close", () => {
+      if (!this.subscribed) return;
+      this.subscribed = false;
+      this.notices += 1;
+    });
+    const confirm = () => {
+      sub.subscribe(this.channel).then(
+        () => {
+          if (this.subscriber === sub) this.subscribed = true;
+        },
+        (err) => logger.warn({ err }, "could not listen for price changes"),
+      );
+    };
+    sub.on("ready", confirm);
+    this.subscriber = sub;
+  }
+
+  /** Whether change notices are being heard (the subscription is confirmed and up). */
+  get listening(): boolean {
+    return this.subscribed;
+  }
+
+  async stop(): Promise<void> {
+    const sub = this.subscriber;
+    this.subscriber = undefined;
+    this.subscribed = false;
+    await sub?.quit().catch(() => sub.disconnect());
+  }
+
+  /** A change was heard (or may have gone unheard): the copy is read again, now. */
+  private changed(): void {
+    this.notices += 1;
+    if (this.subscribed) void this.current().catch(() => {});
+  }
+
+  /** The settings as Redis has them now (the operators' screen). */
   async current(): Promise<PriceSettings> {
+    const heard = this.subscribed ? this.notices : undefined;
     const hash = await this.redis.hgetall(this.key);
     const settings = settingsFromHash(hash, this.defaults);
-    this.copy = { settings, at: this.now() };
+    this.copy = { settings, at: this.now(), heard };
     return settings;
   }
 
-  /** The settings at most {@link PRICE_CACHE_MS} old (menus, pickers): Redis is read at most once per window. */
+  /** The copy, when change notices have covered it since it was read (see the top of this file). */
+  private confirmed(): PriceSettings | undefined {
+    const copy = this.copy;
+    if (!copy || !this.subscribed || copy.heard !== this.notices) return undefined;
+    return this.now() - copy.at < PRICE_TRUST_MS ? copy.settings : undefined;
+  }
+
+  /**
+   * The settings a quote is priced by: the confirmed copy, or else as Redis has them now. A change
+   * reaches it in every process as soon as the change's notice does.
+   */
+  async forQuote(): Promise<PriceSettings> {
+    return this.confirmed() ?? (await this.current());
+  }
+
+  /**
+   * The settings for menus and pickers: the confirmed copy, or else one at most
+   * {@link PRICE_CACHE_MS} old (Redis is read at most once per window).
+   */
   async cached(): Promise<PriceSettings> {
+    const confirmed = this.confirmed();
+    if (confirmed) return confirmed;
     const copy = this.copy;
     if (copy && this.now() - copy.at < PRICE_CACHE_MS) return copy.settings;
     this.loading ??= this.current().finally(() => {
@@ -213,6 +311,7 @@ export class PriceSettingsStore {
       to ?? "",
       this.now(),
       by,
+      this.channel,
     )) as string | null;
     await this.current();
     return entry ? (JSON.parse(entry) as PriceChange) : null;

@@ -59,8 +59,8 @@ async function callCreate(
   }
   const wholesaleKopecks = rubToKopecks(created.totalToPayRub);
   if (!(await depositCovers(ctx, wholesaleKopecks))) await refuseForDeposit(ctx, order, wholesaleKopecks);
-  // Read afresh (unless the quote just did): the price an operator set a moment ago in any process is the one charged.
-  const current = settings ?? (await ctx.prices.current());
+  // As the quote read them, or now: the price an operator set a moment ago in any process is the one charged.
+  const current = settings ?? (await ctx.prices.forQuote());
   const priceKopecks = pricedBy(wholesaleKopecks, ruleFor(current, order.item.kind, itemRef(order.item)));
   const starsAmount = starsForPrice(priceKopecks, config.starPriceRub);
   const amount = order.currency === "XTR" ? starsAmount : priceKopecks;
@@ -154,7 +154,7 @@ export async function quote(ctx: EngineContext, input: QuoteInput): Promise<Orde
   };
   // Checked before anything is written or sent: a bad request changes nothing.
   validateCreateOrderRequest(createRequest(ctx, order));
-  const settings = await ctx.prices.current();
+  const settings = await ctx.prices.forQuote();
   if (!settings.enabled[order.item.kind]) throw new ProductUnavailableError(order.item.kind);
   const jobs = jobsFor(order, null, ctx.timing());
   const max = ctx.config.maxOpenQuotes;

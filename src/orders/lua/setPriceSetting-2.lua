@@ -8,6 +8,8 @@
   ARGV[3]   the new value (ignored for "del")
   ARGV[4]   when (ms)
   ARGV[5]   who (the operator's user id)
+  ARGV[6]   the channel a change is published on (the field), so that every process reads the
+            settings again (src/orders/price-settings.ts)
 
   Returns the log entry written (JSON), or false when nothing changed.
 ]]
@@ -28,4 +30,5 @@ local entry = cjson.encode({
   to = to or cjson.null,
 })
 redis.call('RPUSH', KEYS[2], entry)
+if ARGV[6] then redis.call('PUBLISH', ARGV[6], ARGV[1]) end
 return entry
