@@ -162,6 +162,9 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     replicaWait: opts.replicaWait,
     holdJobsMs: jobLeaseMs,
     onHeld,
+    // An order's final message and card, written while nothing else waits, leave without a take.
+    leaseTerms: () => dispatcher.leaseTerms(),
+    onLeased: (taken, takenAt) => dispatcher.adopt(taken, takenAt),
     onSpendingError: (err) => log.warn({ err }, "deposit spending not written yet; tried again in a moment"),
   });
   const balanceEveryMs = opts.balanceCheckIntervalMs ?? 10 * 60_000;

@@ -1,5 +1,5 @@
 import type { OutgoingMessage } from "../outgoing/messages.js";
-import type { OutgoingQueue } from "../outgoing/queue.js";
+import type { LeaseTerms, OutgoingQueue, TakenMessage } from "../outgoing/queue.js";
 import type { RedisClient } from "../redis/connect.js";
 import type { ReplicaWait } from "../redis/replica-wait.js";
 import { defineScripts } from "../redis/scripts.js";
@@ -58,6 +58,20 @@ export type Effect = JobSpec | MessageSpec | JobCancel;
 
 const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-7"] as const;
 
+/** The messages a write took, from its reply { 1, message, wait, lease end, apart, … }. */
+function takenOf(reply: unknown[]): TakenMessage[] {
+  const taken: TakenMessage[] = [];
+  for (let i = 1; i + 3 < reply.length; i += 4) {
+    taken.push({
+      member: String(reply[i]),
+      waitMs: Number(reply[i + 1]),
+      leaseEnd: Number(reply[i + 2]),
+      ...(Number(reply[i + 3]) === 1 ? { apart: true } : {}),
+    });
+  }
+  return taken;
+}
+
 /** Orders whose last seen version this process keeps, to write without reading first. */
 const RECENT_MAX = 2000;
 
@@ -72,6 +86,8 @@ export class OrderStore extends OrderLists {
   private readonly replicaWait: ReplicaWait | undefined;
   private readonly holdJobsMs: number | undefined;
   private readonly onHeld: ((jobs: HeldJob[]) => void) | undefined;
+  private readonly leaseTerms: (() => LeaseTerms | undefined) | undefined;
+  private readonly onLeased: ((taken: TakenMessage[], takenAt: number) => void) | undefined;
   /** The last version of each order this process read or wrote (newest last). */
   private readonly recent = new Map<string, Stored>();
 
@@ -94,6 +110,12 @@ export class OrderStore extends OrderLists {
       onHeld?: (jobs: HeldJob[]) => void;
       /** A write of the day's spending failed (spending.ts); it is tried again with the next batch. */
       onSpendingError?: (err: unknown) => void;
+      /**
+       * When it gives terms, a write's one or two messages into a customer's chat are taken by the
+       * write itself if the outgoing queue is empty (write-plan.ts), and handed to `onLeased` to send.
+       */
+      leaseTerms?: () => LeaseTerms | undefined;
+      onLeased?: (taken: TakenMessage[], takenAt: number) => void;
     } = {},
   ) {
     super(redis, orderKeys(prefix), opts.now ?? Date.now);
@@ -104,6 +126,8 @@ export class OrderStore extends OrderLists {
     this.replicaWait = opts.replicaWait;
     this.holdJobsMs = opts.holdJobsMs;
     this.onHeld = opts.onHeld;
+    this.leaseTerms = opts.onLeased ? opts.leaseTerms : undefined;
+    this.onLeased = opts.onLeased;
     this.scripts = defineScripts(redis, new URL("./lua/", import.meta.url), SCRIPTS);
   }
 
@@ -186,13 +210,16 @@ export class OrderStore extends OrderLists {
     effects: Effect[],
     maxOpen?: number,
   ): Promise<number> {
+    // On this process's clock, as the dispatcher counts its leases (see onLeased).
+    const issuedAt = Date.now();
     const { keys, ops, held } = planWrite(this.keys, prev, next, effects, {
       now: this.now(),
       maxOpen,
       holdJobsMs: this.holdJobsMs,
       outgoing: this.outgoing,
+      lease: effects.some((e) => "message" in e) ? this.leaseTerms?.() : undefined,
     });
-    const res = await this.scripts.writeOrder(
+    const reply = await this.scripts.writeOrder(
       keys.length,
       ...keys,
       version,
@@ -200,16 +227,22 @@ export class OrderStore extends OrderLists {
       ops.length / 4,
       ...ops,
     );
+    // Written with its messages taken: { 1, message, wait, lease end, apart, … } (writeOrder.lua).
+    const taken = Array.isArray(reply) ? takenOf(reply) : [];
+    const res = Array.isArray(reply) ? Number(reply[0]) : Number(reply);
     if (res === 1) {
       // Remembered before anything acts on the write: a job held here starts from this copy.
       this.remember({ order: next, version: version + 1 });
       // A customer's payment, the `paid` state that `pay` is sent from, a final state and its final
       // message: each is on a replica before anything acts on it, so a failover cannot undo it.
       await this.replicaWait?.after(keys[0]!);
-      if (effects.length > 0) this.onEffects?.(effects);
+      // Messages the write took are this process's to send: nobody needs waking for them.
+      const told = taken.length > 0 ? effects.filter((e) => !("message" in e)) : effects;
+      if (told.length > 0) this.onEffects?.(told);
       if (held.length > 0) this.onHeld?.(held);
+      if (taken.length > 0) this.onLeased?.(taken, issuedAt);
     }
-    return Number(res);
+    return res;
   }
 
   /**

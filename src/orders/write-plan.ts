@@ -1,4 +1,4 @@
-import type { OutgoingQueue } from "../outgoing/queue.js";
+import type { LeaseTerms, OutgoingQueue } from "../outgoing/queue.js";
 import type { OrderKeys } from "./keys.js";
 import { isOpenQuote, needsAttention } from "./lifecycle.js";
 import type { Effect, HeldJob, MessageSpec } from "./store.js";
@@ -13,7 +13,10 @@ import type { Order } from "./types.js";
  * (in flight, or its final state's), its chat's `idx:open` while it is an unpaid quote (scored by
  * expiry), `idx:attention` while it needs the operators. The write's effects add jobs (already
  * leased to this process when `runHere` and `holdJobsMs` are given), take jobs off, and queue
- * messages for the outgoing queue (a message already waiting keeps its place).
+ * messages for the outgoing queue (a message already waiting keeps its place). Given `lease`
+ * terms, a write's one or two messages into one customer's chat (an order's final message and
+ * card) are taken by the write itself when the queue is empty, as the dispatcher's take would
+ * take them (see lua/writeOrder.lua), and queued otherwise.
  */
 export interface WritePlan {
   keys: string[];
@@ -33,6 +36,7 @@ export function planWrite(
     maxOpen?: number;
     holdJobsMs?: number;
     outgoing?: Pick<OutgoingQueue, "spec">;
+    lease?: LeaseTerms;
   },
 ): WritePlan {
   const keys: string[] = [orderKeys.order(next.id)];
@@ -95,10 +99,28 @@ export function planWrite(
     }
     messages.push(effect);
   }
-  for (const effect of messages) {
-    if (!opts.outgoing) throw new Error("this order store has no outgoing queue");
-    const spec = opts.outgoing.spec(effect.message);
-    add(spec.key, spec.score, spec.member, "addnx");
+  const outgoing = opts.outgoing;
+  if (messages.length > 0 && !outgoing) throw new Error("this order store has no outgoing queue");
+  const specs = outgoing
+    ? messages.map((m) => outgoing.spec(m.message)).sort((a, b) => a.score - b.score)
+    : [];
+  if (opts.lease && mayTakeItself(specs.map((s) => s.member))) {
+    const { leases, chats, leaseMs, globalMs, chatMs, horizonMs } = opts.lease;
+    ops.push("pace", keyIndex(leases), keyIndex(chats), `${leaseMs}:${globalMs}:${chatMs}:${horizonMs}`);
+    for (const spec of specs) add(spec.key, spec.score, spec.member, "lease");
+  } else {
+    for (const spec of specs) add(spec.key, spec.score, spec.member, "addnx");
   }
   return { keys, ops, held };
+}
+
+/**
+ * Whether a write's messages are few enough for the write to take them itself: one or two into
+ * one customer's chat (a take reserves at most one message of a chat apart from the pace).
+ * Messages encode their chat after their kind (`final:<chat>:…`, outgoing/messages.ts).
+ */
+function mayTakeItself(members: readonly string[]): boolean {
+  if (members.length === 0 || members.length > 2) return false;
+  const chat = members[0]!.split(":")[1];
+  return chat !== undefined && chat !== "ops" && members.every((m) => m.split(":")[1] === chat);
 }

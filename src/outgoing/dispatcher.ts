@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.js";
 import { BackgroundLoop, settleWithin } from "../util/timers.js";
-import type { OutgoingQueue } from "./queue.js";
+import type { LeaseTerms, OutgoingQueue, TakenMessage } from "./queue.js";
 
 /**
  * This process's sender for the outgoing queue: takes the messages that may go within the
@@ -108,6 +108,29 @@ export class OutgoingDispatcher extends BackgroundLoop {
     this.horizonMs = opts.horizonMs ?? 1000;
     this.maxInFlight = opts.maxInFlight ?? 64;
     this.idleMs = opts.idleMs ?? 2000;
+  }
+
+  /**
+   * The terms on which a write of this process may take its own messages (an order's final message
+   * and card) when the queue is empty, as a take would, and hand them over with {@link adopt}: only
+   * while this dispatcher runs and has nothing of its own to send. With sends under way (a rush)
+   * the messages are queued: a look at the queue would then cost every write a command for
+   * nothing, since the queue is seldom empty.
+   */
+  leaseTerms(): LeaseTerms | undefined {
+    if (!this.running || this.unsent > 0 || this.inFlight.size > 0) return undefined;
+    return this.opts.queue.leaseTerms({
+      leaseMs: this.leaseMs,
+      horizonMs: this.horizonMs,
+      chatSlackMs: this.tickMs,
+    });
+  }
+
+  /** Sends messages that a write of this process took on {@link leaseTerms}, as if this dispatcher had taken them at `takenAt`. */
+  adopt(taken: readonly TakenMessage[], takenAt: number): void {
+    for (const { member, waitMs, leaseEnd, apart } of taken) {
+      this.send(member, waitMs, leaseEnd, takenAt, apart === true);
+    }
   }
 
   /** Stops taking messages; lets those in flight go within `timeoutMs` (the rest come back by their leases). */

@@ -54,21 +54,38 @@ export interface QueuedSpec {
   member: string;
 }
 
+/** A message taken, the ms until its slot, and its lease's end (ms, Redis clock: the holder's token for `renew`). */
+export interface TakenMessage {
+  member: string;
+  waitMs: number;
+  leaseEnd: number;
+  /**
+   * Reserved at its chat's next free time, not at the global pace (a quiet queue's message that
+   * waited for its chat): messages taken after it may have earlier slots.
+   */
+  apart?: boolean;
+}
+
 /** Messages taken with their reserved send times, and when to take again. */
 export interface TakeResult {
-  /** Each message taken, the ms until its slot, and its lease's end (ms, Redis clock: the holder's token for `renew`). */
-  taken: {
-    member: string;
-    waitMs: number;
-    leaseEnd: number;
-    /**
-     * Reserved at its chat's next free time, not at the global pace (a quiet queue's message that
-     * waited for its chat): messages taken after it may have earlier slots.
-     */
-    apart?: boolean;
-  }[];
+  taken: TakenMessage[];
   /** Ms after which to take again; -1 when nothing else is waiting (wait to be told of new messages). */
   wakeMs: number;
+}
+
+/**
+ * The terms on which a write that queues an order's messages may take them itself when the queue
+ * is empty (src/orders/lua/writeOrder.lua): the keys, the lease, the pace and the horizon, as a
+ * take of this process's dispatcher would use them.
+ */
+export interface LeaseTerms {
+  leases: string;
+  chats: string;
+  leaseMs: number;
+  globalMs: number;
+  /** A chat's interval with the sender's slack, as the take reserves it. */
+  chatMs: number;
+  horizonMs: number;
 }
 
 const SCRIPTS = ["takeOutgoing-3", "renewLease-1"] as const;
@@ -150,6 +167,18 @@ export class OutgoingQueue {
       });
     }
     return { taken, wakeMs: Number(reply[1]) };
+  }
+
+  /** The terms a write may take its own messages on, for a dispatcher taking with these options. */
+  leaseTerms(opts: { leaseMs: number; horizonMs: number; chatSlackMs: number }): LeaseTerms {
+    return {
+      leases: this.keys.leases,
+      chats: this.keys.chats,
+      leaseMs: opts.leaseMs,
+      globalMs: this.intervals.globalMs,
+      chatMs: this.intervals.chatMs + opts.chatSlackMs,
+      horizonMs: opts.horizonMs,
+    };
   }
 
   /** Whether any message waits in the queue (one ZRANGE): an idle look needs no take when none does. */

@@ -3,9 +3,9 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { finalMessage, send } from "../../src/orders/lifecycle.js";
 import { migrateIndexes, migrateRecords } from "../../src/orders/migrations.js";
-import { OrderStore } from "../../src/orders/store.js";
+import { type Effect, OrderStore } from "../../src/orders/store.js";
 import { FINAL_STATES, type Order } from "../../src/orders/types.js";
-import { OutgoingQueue } from "../../src/outgoing/queue.js";
+import { OutgoingQueue, type TakenMessage } from "../../src/outgoing/queue.js";
 import { commandsProcessed, testRedis, uniquePrefix } from "../helpers/redis.js";
 
 function sampleOrder(overrides: Partial<Order> = {}): Order {
@@ -171,6 +171,112 @@ describe("order store", () => {
       `card:${pending.customer.chatId}:${pending.id}`,
     ]);
     expect(await redis.zscore(s.keys.jobs, `track:${pending.id}`)).toBeNull();
+  });
+
+  describe("a write that takes its own messages", () => {
+    const TERMS = { leaseMs: 10_000, horizonMs: 1000, chatSlackMs: 204 };
+
+    /** A store whose writes may take their messages, recording what they took and what they woke. */
+    function leasingStore(prefix: string) {
+      const outgoing = new OutgoingQueue(redis, prefix);
+      const taken: TakenMessage[][] = [];
+      const woken: Effect[][] = [];
+      const s = new OrderStore(redis, prefix, {
+        outgoing,
+        leaseTerms: () => outgoing.leaseTerms(TERMS),
+        onLeased: (t) => taken.push(t),
+        onEffects: (e) => woken.push(e),
+      });
+      return { s, outgoing, taken, woken };
+    }
+
+    async function settle(s: OrderStore, chatId = 5) {
+      const pending = sampleOrder({ state: "pending", customer: { userId: chatId, chatId, locale: "en" } });
+      await s.create(pending, []);
+      const delivered = { ...pending, state: "delivered" as const };
+      const card = send({ kind: "card", chatId, orderId: pending.id });
+      expect(await s.write(pending, 1, delivered, [card, finalMessage(delivered)])).toBe(true);
+      return delivered;
+    }
+
+    it("leases an order's final message and card in its final write when the queue is empty, as a take would", async () => {
+      const prefix = uniquePrefix("store-lease");
+      const { s, outgoing, taken, woken } = leasingStore(prefix);
+      const pending = sampleOrder({ state: "pending" });
+      await s.create(pending, []);
+      const mid = await commandsProcessed(redis);
+      const delivered = { ...pending, state: "delivered" as const };
+      const card = send({ kind: "card", chatId: pending.customer.chatId, orderId: pending.id });
+      expect(await s.write(pending, 1, delivered, [card, finalMessage(delivered)])).toBe(true);
+      const after = await commandsProcessed(redis);
+      // EVALSHA, SET, ZREM (in flight), ZADD (delivered); ZCARD (the queue is empty), TIME, ZMSCORE
+      // (the global slot and the chat), ZADD (both leases), ZADD (slot and chat); then INFO: where
+      // queueing cost one ZADD NX and the take seven more.
+      expect(after - mid).toBe(10);
+      const final = `final:${pending.customer.chatId}:${pending.id}`;
+      const cardMember = `card:${pending.customer.chatId}:${pending.id}`;
+      expect(taken).toHaveLength(1);
+      // The final message first, at once; the card a chat interval (and the sender's slack) later.
+      expect(taken[0]!.map((t) => t.member)).toEqual([final, cardMember]);
+      expect(taken[0]![0]!.waitMs).toBeLessThanOrEqual(5);
+      expect(taken[0]![0]!.apart).toBeUndefined();
+      expect(taken[0]![1]!.waitMs - taken[0]![0]!.waitMs).toBe(1000 + 204);
+      expect(taken[0]![1]!.apart).toBe(true);
+      // Leased in Redis under the tokens handed over; nothing queued, nothing woken for them.
+      expect(await redis.zcard(outgoing.keys.queue)).toBe(0);
+      expect(Number(await redis.zscore(outgoing.keys.leases, final))).toBe(taken[0]![0]!.leaseEnd);
+      expect(Number(await redis.zscore(outgoing.keys.leases, cardMember))).toBe(taken[0]![1]!.leaseEnd);
+      expect(woken.flat().some((e) => "message" in e)).toBe(false);
+      // The pace as a take leaves it: the global slot one interval on, the chat after the card.
+      const slot = Number(await redis.zscore(outgoing.keys.chats, "*"));
+      const chat = Number(await redis.zscore(outgoing.keys.chats, String(pending.customer.chatId)));
+      expect(chat - slot).toBe(2 * 1204 - 34);
+    });
+
+    it("queues them when other messages wait, or when their chat is not free by the next slot", async () => {
+      const prefix = uniquePrefix("store-lease");
+      const { s, outgoing, taken, woken } = leasingStore(prefix);
+      await outgoing.enqueue({ kind: "card", chatId: 99, orderId: "other" });
+      const first = await settle(s, 6);
+      expect(taken).toHaveLength(0);
+      expect(await redis.zrange(outgoing.keys.queue, 0, -1)).toEqual(
+        expect.arrayContaining([`final:6:${first.id}`, `card:6:${first.id}`]),
+      );
+      expect(woken.flat().filter((e) => "message" in e)).toHaveLength(2);
+
+      // The queue empty again, but chat 7 busy for another second: queued, to wait for it.
+      await redis.del(outgoing.keys.queue);
+      await redis.zadd(outgoing.keys.chats, Date.now() + 1000, "7");
+      const second = await settle(s, 7);
+      expect(taken).toHaveLength(0);
+      expect(await redis.zrange(outgoing.keys.queue, 0, -1)).toEqual([
+        `final:7:${second.id}`,
+        `card:7:${second.id}`,
+      ]);
+    });
+
+    it("leaves messages it took to be offered again when their holder dies before sending them", async () => {
+      const prefix = uniquePrefix("store-lease");
+      const outgoing = new OutgoingQueue(redis, prefix);
+      const dead = new OrderStore(redis, prefix, {
+        outgoing,
+        leaseTerms: () => outgoing.leaseTerms({ leaseMs: 100, horizonMs: 1000, chatSlackMs: 0 }),
+        // The process dies before it sends anything.
+        onLeased: () => {},
+      });
+      const order = await settle(dead, 8);
+      expect(await redis.zcard(outgoing.keys.leases)).toBe(2);
+      await new Promise((r) => setTimeout(r, 1200));
+      // The next take that tidies up offers them again: the final message at once, the card when
+      // its chat is free.
+      const again = await outgoing.take({ leaseMs: 10_000, horizonMs: 5000, housekeeping: true, max: 64 });
+      expect(again.taken.map((t) => t.member)).toContain(`final:8:${order.id}`);
+      const offered = [
+        ...again.taken.map((t) => t.member),
+        ...(await redis.zrange(outgoing.keys.queue, 0, -1)),
+      ];
+      expect(offered.sort()).toEqual([`card:8:${order.id}`, `final:8:${order.id}`]);
+    });
   });
 
   it("checks and writes the record in one command, and a write from a stale version changes nothing", async () => {

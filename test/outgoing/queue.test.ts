@@ -495,6 +495,57 @@ describe("waking the dispatcher", () => {
   });
 });
 
+describe("messages a write took itself", () => {
+  it("offers its terms only while it runs with nothing of its own to send, sends what it is handed at the slots given, and acknowledges it", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 30, chatPerSecond: 5 },
+    });
+    const sent: { member: string; at: number }[] = [];
+    const dispatcher = new OutgoingDispatcher({
+      queue: q,
+      log: logger,
+      idleMs: 50,
+      async deliver(member) {
+        sent.push({ member, at: Date.now() });
+      },
+    });
+    expect(dispatcher.leaseTerms()).toBeUndefined();
+    dispatcher.start();
+    const terms = dispatcher.leaseTerms();
+    expect(terms).toMatchObject({
+      leases: q.keys.leases,
+      chats: q.keys.chats,
+      globalMs: 34,
+      chatMs: 200 + 204,
+    });
+    // As lua/writeOrder.lua leases them: the final message at once, the card a chat interval later.
+    const [secs, micros] = await redis.time();
+    const now = Number(secs) * 1000 + Math.floor(Number(micros) / 1000);
+    const f = encodeMessage(final(3));
+    const c = encodeMessage(card(3));
+    await redis.zadd(q.keys.leases, now + 10_000, f, now + 404 + 10_000, c);
+    const handedAt = Date.now();
+    dispatcher.adopt(
+      [
+        { member: f, waitMs: 0, leaseEnd: now + 10_000 },
+        { member: c, waitMs: 404, leaseEnd: now + 404 + 10_000, apart: true },
+      ],
+      handedAt,
+    );
+    // Sends of its own to make: a write now queues its messages for the take.
+    expect(dispatcher.leaseTerms()).toBeUndefined();
+    for (let i = 0; i < 200 && (sent.length < 2 || (await redis.zcard(q.keys.leases)) > 0); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(sent.map((s) => s.member)).toEqual([f, c]);
+    expect(sent[1]!.at - handedAt).toBeGreaterThanOrEqual(404 - 5);
+    expect(await redis.zcard(q.keys.leases)).toBe(0);
+    expect(dispatcher.leaseTerms()).toBeDefined();
+    await dispatcher.stop(1000);
+    expect(dispatcher.leaseTerms()).toBeUndefined();
+  });
+});
+
 describe("acknowledging sent messages", () => {
   it("acknowledges messages sent close together in one command, and leaves no lease behind", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"), {

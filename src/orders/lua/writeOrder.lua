@@ -13,13 +13,23 @@
             'addnx' (ZADD NX: a member already there keeps its score), 'rem' (ZREM), 'del' (DEL
             of the key) or 'cap' (a limit checked before anything is written: the write is
             refused if `member` or more members are scored above `score`); consecutive
-            operations of one kind on one key are sent as one command
+            operations of one kind on one key are sent as one command.
+            Two more let the write take its own messages (src/orders/write-plan.ts): 'pace'
+            (key index of the outgoing leases, `score` the key index of the chats zset, `member`
+            "lease ms:global interval:chat interval:horizon") and 'lease' (the outgoing queue, the
+            message's queue score, the message): when the queue is empty, the global slot comes
+            within the horizon and the messages' chat is free by then, the messages are taken as
+            src/outgoing/lua/takeOutgoing-3.lua would take them — the first at the global slot,
+            the second (same chat) its chat interval later, apart from the pace — and leased to
+            the writer; otherwise they are queued ('addnx').
 
   The record is written and its version checked in one command: `SET … XX GET` answers the value
   it replaced, which is put back in the rare case its version was not the one read.
 
   Returns 1 when written, 0 when the version did not match (another writer got in first),
-  -1 when a 'cap' refused the write (nothing was written).
+  -1 when a 'cap' refused the write (nothing was written); written with its messages taken,
+  { 1, message 1, wait 1, lease end 1, apart 1, … } (wait in ms, lease end on Redis's clock,
+  apart 1 for the message reserved at its chat's free time).
 ]]
 local n = tonumber(ARGV[3])
 for j = 0, n - 1 do
@@ -60,10 +70,20 @@ local function flush()
   end
   runOp, runKey, run = nil, nil, {}
 end
+local pace, leasing, queueKey = nil, {}, nil
 local i = 4
 for _ = 1, n do
   local op, k, score, member = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
-  if op ~= 'cap' then
+  if op == 'pace' then
+    local leaseMs, globalMs, chatMs, horizon = string.match(member, '^(%d+):(%d+):(%d+):(%d+)$')
+    pace = {
+      leases = KEYS[k], chats = KEYS[tonumber(score)], leaseMs = tonumber(leaseMs),
+      globalMs = tonumber(globalMs), chatMs = tonumber(chatMs), horizon = tonumber(horizon),
+    }
+  elseif op == 'lease' then
+    queueKey = KEYS[k]
+    leasing[#leasing + 1] = { score = score, member = member }
+  elseif op ~= 'cap' then
     if op ~= runOp or k ~= runKey then flush() end
     runOp, runKey = op, k
     if op == 'add' or op == 'addnx' then run[#run + 1] = score end
@@ -72,4 +92,36 @@ for _ = 1, n do
   i = i + 4
 end
 flush()
+if #leasing == 0 then return 1 end
+
+-- The write's own messages: taken here when nothing waits before them, else queued.
+if pace and redis.call('ZCARD', queueKey) == 0 then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local chat = string.match(leasing[1].member, '^[^:]*:([^:]*)')
+  local frees = redis.call('ZMSCORE', pace.chats, '*', chat)
+  local slot = math.max(now, tonumber(frees[1] or '0') or 0)
+  local free = tonumber(frees[2] or '0') or 0
+  if slot <= now + pace.horizon and free <= slot then
+    local reply, leases, at = { 1 }, {}, slot
+    for j, m in ipairs(leasing) do
+      if j > 1 then at = at + pace.chatMs end
+      leases[#leases + 1] = at + pace.leaseMs
+      leases[#leases + 1] = m.member
+      reply[#reply + 1] = m.member
+      reply[#reply + 1] = at - now
+      reply[#reply + 1] = at + pace.leaseMs
+      reply[#reply + 1] = j > 1 and 1 or 0
+    end
+    redis.call('ZADD', pace.leases, unpack(leases))
+    redis.call('ZADD', pace.chats, slot + pace.globalMs, '*', at + pace.chatMs, chat)
+    return reply
+  end
+end
+local queued = {}
+for _, m in ipairs(leasing) do
+  queued[#queued + 1] = m.score
+  queued[#queued + 1] = m.member
+end
+redis.call('ZADD', queueKey, 'NX', unpack(queued))
 return 1
