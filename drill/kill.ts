@@ -12,10 +12,10 @@ import {
   buyStarsPatiently,
   type DrillStack,
   emulatorCore,
+  explainRepeat,
   FINAL_STATES,
   finalMessages,
   finalSentAt,
-  finalTextRe,
   hangingPays,
   LEASE_MS,
   type LogSink,
@@ -25,6 +25,7 @@ import {
   type Row,
   rand,
   readOrder,
+  SEND_RECORD_WINDOW_MS,
   type StoredOrder,
   secs,
   sentTexts,
@@ -52,13 +53,6 @@ export interface KillOptions {
   /** Orders whose `pay` is in flight at each of those kills. */
   resumeOrders: number;
 }
-
-/**
- * A final message goes out at least once: one Telegram accepted just before a kill, before the
- * bot recorded it, is sent again after the restart. A repeat whose first copy reached Telegram at
- * most this long before a kill is that case; any other repeat fails the check.
- */
-const SEND_RECORD_WINDOW_MS = 250;
 
 /** A paid order whose worker died resumes within this long. */
 export const RESUME_WITHIN_MS = 15_000;
@@ -215,28 +209,9 @@ export async function killDrill(opts: KillOptions, sink: LogSink): Promise<Row[]
     const missing = counts.filter((n) => n === 0).length;
     const duplicated = counts.filter((n) => n > 1).length;
     // For each duplicate: when its final messages went out, and the kill closest to the first one.
-    const finalCalls = stack.emulator.calls("sendMessage").filter((c) => c.ok);
-    const rel = (t: number) => `+${((t - started) / 1000).toFixed(3)} s`;
     const repeats = paid
       .filter((_, i) => (counts[i] ?? 0) > 1)
-      .map((p) => {
-        const re = finalTextRe(p.orderId);
-        const at = finalCalls
-          .filter((c) => Number(c.payload.chat_id) === p.user.id && re.test(String(c.payload.text ?? "")))
-          .map((c) => c.at);
-        const first = at[0] ?? 0;
-        const kill = killedAt.reduce(
-          (best, k) => (Math.abs(k - first) < Math.abs(best - first) ? k : best),
-          0,
-        );
-        // Telegram took the message and the kill came before the bot could record that: a send
-        // has no idempotency key, so the message goes again rather than risk never going.
-        const inFlight = kill >= first && kill - first <= SEND_RECORD_WINDOW_MS;
-        return {
-          inFlight,
-          text: `${p.orderId.slice(0, 8)} sent at ${at.map(rel).join(" and ")}, nearest kill ${rel(kill)}`,
-        };
-      });
+      .map((p) => explainRepeat(stack.emulator, p.user.id, p.orderId, killedAt, started));
     const duplicates = repeats.map((r) => r.text);
     const unexplained = repeats.filter((r) => !r.inFlight).length;
     const gaveUp = purchases.filter((p) => !p.orderId);

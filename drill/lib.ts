@@ -405,6 +405,40 @@ export function sentTexts(emulator: TelegramEmulator): Map<number, string[]> {
   return out;
 }
 
+/**
+ * A final message goes out at least once: one Telegram accepted just before a kill, before the
+ * bot recorded it, is sent again after the restart (`sendMessage` has no idempotency key, so the
+ * bot repeats rather than risk never sending). A repeat whose first copy reached Telegram at most
+ * this long before a kill is that case; any other repeat fails a drill's check.
+ */
+export const SEND_RECORD_WINDOW_MS = 250;
+
+/**
+ * One order's final message sent more than once: when its copies went out, relative to `started`,
+ * the kill nearest the first, and whether that kill came within {@link SEND_RECORD_WINDOW_MS}
+ * after it (the repeat the bot accepts, see there).
+ */
+export function explainRepeat(
+  emulator: TelegramEmulator,
+  chatId: number,
+  orderId: string,
+  killedAt: readonly number[],
+  started: number,
+): { inFlight: boolean; text: string } {
+  const re = finalTextRe(orderId);
+  const at = emulator
+    .calls("sendMessage")
+    .filter((c) => c.ok && Number(c.payload.chat_id) === chatId && re.test(String(c.payload.text ?? "")))
+    .map((c) => c.at);
+  const first = at[0] ?? 0;
+  const kill = killedAt.reduce((best, k) => (Math.abs(k - first) < Math.abs(best - first) ? k : best), 0);
+  const rel = (t: number) => `+${((t - started) / 1000).toFixed(3)} s`;
+  return {
+    inFlight: kill >= first && kill - first <= SEND_RECORD_WINDOW_MS,
+    text: `${orderId.slice(0, 8)} sent at ${at.map(rel).join(" and ")}, nearest kill ${rel(kill)}`,
+  };
+}
+
 /** How many final messages of `orderId` were sent into `chatId`. */
 export function finalMessages(texts: Map<number, string[]>, chatId: number, orderId: string): number {
   const re = finalTextRe(orderId);

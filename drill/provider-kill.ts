@@ -21,6 +21,7 @@ import { WalletLedger } from "../src/wallet/ledger.js";
 import {
   CRYPTOPAY_TOKEN,
   type DrillStack,
+  explainRepeat,
   FIFTY,
   FINAL_STATES,
   finalMessages,
@@ -32,6 +33,7 @@ import {
   pressNew,
   type Row,
   readOrder,
+  SEND_RECORD_WINDOW_MS,
   STARS,
   secs,
   sentTexts,
@@ -148,6 +150,12 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
     );
     const d = ds;
     const { stack } = d;
+    const started = Date.now();
+    const killedAt: number[] = [];
+    const kill9 = async () => {
+      killedAt.push(Date.now());
+      await d.kill9();
+    };
     yk.setNotificationUrl(`http://127.0.0.1:${stack.httpPort}/webhooks/yookassa`);
     cp.setWebhookUrl(`http://127.0.0.1:${stack.httpPort}/webhooks/cryptopay`);
     // From here the bot reaches Redis through the tap: one restart to put it there.
@@ -155,7 +163,7 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
     const t = await startRedisTap({ host: target.hostname, port: Number(target.port) });
     tap = t;
     stack.env.REDIS_URL = t.url;
-    await d.kill9();
+    await kill9();
     await d.restart();
     const ledger = new WalletLedger(stack.client, stack.prefix);
 
@@ -182,7 +190,7 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
       await watcher;
       if (!ok) throw new Error(`no ${rail} payment page was made for ${orderId.slice(0, 8)}`);
       await sleep(100);
-      await d.kill9();
+      await kill9();
       const order = await storedOrder(stack.client, stack.prefix, orderId);
       const pagesRecorded = (order?.payments ?? []).length;
       const state = (await readOrder(stack.client, stack.prefix, orderId))?.state ?? "missing";
@@ -227,7 +235,7 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
       }
       // Lost notifications: the poll job's first read comes 10 s after the page was made.
       await waitSeen(seen, 30_000, `the record of ${rail} payment ${paymentId}`);
-      await d.kill9();
+      await kill9();
       const state = (await readOrder(stack.client, stack.prefix, orderId))?.state ?? "missing";
       t.reset();
       yk.setNotifications("send");
@@ -250,7 +258,7 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
       user.pressButton(BUTTON.wallet, { messageId: cardId, timeoutMs: 5_000 }).catch(() => undefined);
       await waitSeen(seen, opts.stepMs, `the wallet debit of ${orderId.slice(0, 8)}`);
       await sleep(100);
-      await d.kill9();
+      await kill9();
       const debited = (await ledger.entryByRef(user.id, `order:${orderId}`)) !== null;
       const state = (await readOrder(stack.client, stack.prefix, orderId))?.state ?? "missing";
       t.reset();
@@ -322,10 +330,14 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
               : 0;
         const { entries, problems } = await ledger.audit(c.user.id);
         const debits = entries.filter((e) => e.reason === "order" && e.orderId === c.orderId).length;
+        const finals = finalMessages(texts, c.user.id, c.orderId);
         return {
           c,
           state: o?.state ?? "missing",
-          finals: finalMessages(texts, c.user.id, c.orderId),
+          finals,
+          // Sent again: only when a kill fell between Telegram's answer and the bot's record of it.
+          repeat:
+            finals > 1 ? explainRepeat(stack.emulator, c.user.id, c.orderId, killedAt, started) : undefined,
           charges: stack.sandbox.stats(c.orderId).charges,
           providerPayments,
           debits,
@@ -336,7 +348,7 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
     );
     const good = (r: (typeof results)[number]) =>
       r.state === "delivered" &&
-      r.finals === 1 &&
+      (r.finals === 1 || (r.finals === 2 && r.repeat?.inFlight === true)) &&
       r.charges === 1 &&
       (r.c.rail === "wallet" ? r.debits === 1 && r.ledgerProblems === 0 : r.providerPayments === 1);
     const summary = (rs: typeof results) => {
@@ -351,7 +363,11 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
             `${r.c.orderId.slice(0, 8)} ${r.state}, ${r.finals} final, ${r.charges} charges, ` +
             (r.c.rail === "wallet" ? `${r.debits} debits` : `${r.providerPayments} ${r.c.rail} payments`),
         );
-      return { ok, states: [...states].map(([k, n]) => `${k} ${n}`).join(", "), bad };
+      const repeats = rs.filter((r) => good(r) && r.finals > 1).map((r) => r.repeat?.text);
+      const again = repeats.length
+        ? ` (${repeats.length} sent again, the kill ≤ ${SEND_RECORD_WINDOW_MS} ms after Telegram took the first: ${repeats.join("; ")})`
+        : "";
+      return { ok, states: [...states].map(([k, n]) => `${k} ${n}`).join(", "), bad, again };
     };
     const maxSecs = (rs: typeof results) => secs(Math.max(0, ...rs.map((r) => r.recordedMs)));
 
@@ -370,14 +386,14 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
       {
         id: "9a",
         check:
-          "kill -9 between a YooKassa or Crypto Pay payment and its record: every paid order delivered once, one provider payment, one charge",
+          "kill -9 between a YooKassa or Crypto Pay payment and its record: every paid order delivered once, one provider payment, one charge (its final message sent again only when a kill fell between Telegram's answer and the bot's record of it)",
         pass:
           settled &&
           payments.length === providerRails.length &&
           p.ok === payments.length &&
           unrecordedAtKill === payments.length,
         figure:
-          `${p.ok}/${payments.length} delivered with one final message, one charge and one provider payment (${p.states}); ` +
+          `${p.ok}/${payments.length} delivered with one final message, one charge and one provider payment (${p.states})${p.again}; ` +
           `${unrecordedAtKill}/${payments.length} kills with the payment made and the order still quoted ` +
           `(${opts.yookassa} YooKassa, ${opts.cryptopay} Crypto Pay; ${lostNotes} with notifications lost); ` +
           `recorded after the restart ≤ ${maxSecs(payments.filter((r) => !r.c.lost))} with notifications sent, ` +
@@ -391,7 +407,7 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
         pass:
           settled && pages.length === opts.pageKills && g.ok === pages.length && pageGaps === pages.length,
         figure:
-          `${g.ok}/${pages.length} delivered with one provider payment each (${g.states}); ` +
+          `${g.ok}/${pages.length} delivered with one provider payment each (${g.states})${g.again}; ` +
           `${pageGaps}/${pages.length} kills with the page made and not recorded on the order; ` +
           `tapped again ${PAYMENT_START_WINDOW_MS / 1000 + 1} s after the first tap` +
           (g.bad.length ? `; wrong: ${g.bad.join("; ")}` : ""),
@@ -406,7 +422,7 @@ export async function providerKillDrill(opts: ProviderKillOptions, sink: LogSink
           w.ok === wallets.length &&
           walletWindow === wallets.length,
         figure:
-          `${w.ok}/${wallets.length} delivered, one debit each, ledgers audit clean (${w.states}); ` +
+          `${w.ok}/${wallets.length} delivered, one debit each, ledgers audit clean (${w.states})${w.again}; ` +
           `${walletWindow}/${wallets.length} kills with the debit written and the order still quoted; ` +
           `recorded ≤ ${maxSecs(wallets)} after the restart (settle job due ${WALLET_SETTLE_DELAY_MS / 1000} s after the tap)` +
           (w.bad.length ? `; wrong: ${w.bad.join("; ")}` : ""),
