@@ -97,6 +97,8 @@ export async function transition(
   opts: {
     /** The bot shows the order's card in its answer (pay-answers.ts): no card update is queued. */
     cardShown?: boolean;
+    /** Where the order's step stands, held by this run (lifecycle.ts `LifecycleTiming.stepAt`). */
+    stepAt?: number;
   } = {},
 ): Promise<{ won: boolean; order: Order | null }> {
   let prevState: OrderState | null = null;
@@ -104,7 +106,12 @@ export async function transition(
     if (!from.includes(order.state) || !canMove(order.state, to)) return null;
     prevState = order.state;
     const next = enter({ ...order, ...patch(order) }, to, ctx.now());
-    const jobs = jobsFor(next, order.state, ctx.timing());
+    const timing = ctx.timing();
+    const jobs = jobsFor(
+      next,
+      order.state,
+      opts.stepAt === undefined ? timing : { ...timing, stepAt: opts.stepAt },
+    );
     return { next, jobs: opts.cardShown ? jobs.filter((e) => !isCardUpdate(e)) : jobs };
   });
   if (res.won && res.order) noteTransition(ctx, res.order, prevState);

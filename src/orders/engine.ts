@@ -134,6 +134,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     for (const e of effects) {
       if ("message" in e) dispatcher.kick();
       else if ("cancel" in e) worker.forget(e.cancel);
+      else if ("stands" in e) soonest = Math.min(soonest, e.at);
       else if (!e.runHere) soonest = Math.min(soonest, e.dueAt);
     }
     if (soonest < Number.POSITIVE_INFINITY) worker.kickFor(soonest);

@@ -78,6 +78,37 @@ export interface LifecycleTiming {
   pollMs: number;
   /** REFERRAL_PERCENT is above 0 (and the wallet offered): a delivered order schedules the referrer's bonus. */
   referralBonus?: boolean;
+  /**
+   * Where the order's step stands in the schedule, as the writer knows it: the end of the lease it
+   * holds the step with (a `pay` run writing `pending`, steps.ts `submitPay`).
+   */
+  stepAt?: number;
+}
+
+/**
+ * Shortest first poll whose interval a paid order's `pay` is held for: a shorter hold would need
+ * its lease renewed while `pay` runs too often to be worth it.
+ */
+export const MIN_FIRST_POLL_HOLD_MS = 2_000;
+
+/**
+ * How long the step of a paid order (its `pay`) is written held by the process that runs it: until
+ * the first status poll is due (POLL_INTERVAL_SECONDS) when that is at least
+ * {@link MIN_FIRST_POLL_HOLD_MS}; otherwise the store's own hold (undefined). A `pay` answered
+ * within a third of that hold (before the lease's first renewal) leaves the step where it stands,
+ * the lease's end becoming the first poll ({@link firstPollStands}), so the `pending` write need
+ * not move it.
+ */
+export function payHoldMs(timing: Pick<LifecycleTiming, "pollMs">): number | undefined {
+  return timing.pollMs >= MIN_FIRST_POLL_HOLD_MS ? timing.pollMs : undefined;
+}
+
+/**
+ * Whether a step standing at `stepAt` serves as a pending order's first status poll, written at
+ * `now`: due no later than POLL_INTERVAL_SECONDS from now, and no sooner than half of it.
+ */
+export function firstPollStands(stepAt: number | undefined, now: number, pollMs: number): boolean {
+  return stepAt !== undefined && stepAt <= now + pollMs && stepAt - now >= pollMs / 2;
 }
 
 /** The expiry a draft was created with (quote.ts), which its step was scheduled at. */
@@ -126,14 +157,23 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
         jobs.push(at({ type: "step", orderId }, order.expiresAt ?? now));
       }
       break;
-    case "paid":
+    case "paid": {
       // `pay`, run by the process that recorded the payment (store.ts `runHere`): no claim, no wait.
-      jobs.push({ ...at({ type: "step", orderId }, now), runHere: true });
+      const holdMs = payHoldMs(timing);
+      jobs.push({ ...at({ type: "step", orderId }, now), runHere: true, ...(holdMs ? { holdMs } : {}) });
       break;
-    case "pending":
-      // The first status poll (a delivery webhook usually comes first).
-      jobs.push(at({ type: "step", orderId }, now + timing.pollMs));
+    }
+    case "pending": {
+      // The first status poll (a delivery webhook usually comes first): where the step stands when
+      // `pay` answered within its hold, else moved there.
+      const step = encodeJob({ type: "step", orderId });
+      if (from === "paid" && firstPollStands(timing.stepAt, now, timing.pollMs)) {
+        jobs.push({ stands: step, at: timing.stepAt ?? now });
+      } else {
+        jobs.push({ member: step, dueAt: now + timing.pollMs });
+      }
       break;
+    }
     case "delivered":
       jobs.push(finalMessage(order));
       // Recorded with the transition, so a crash can neither lose the bonus nor (the wallet's ref

@@ -8,7 +8,7 @@ import { noteResellerError } from "./alerts.js";
 import { type EngineContext, pollMsOf, transition } from "./context.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
 import { encodeJob } from "./jobs.js";
-import { isQuoteExpired, isTracked, TRACKED_STATES } from "./lifecycle.js";
+import { firstPollStands, isQuoteExpired, isTracked, TRACKED_STATES } from "./lifecycle.js";
 import { rubToKopecks } from "./pricing.js";
 import { noteSpending } from "./spending.js";
 import { applyResellerOrder, flagStuckIfLate } from "./tracking.js";
@@ -40,7 +40,7 @@ export async function nextStep(
         !(await ctx.store.jobs.holds(member, held.lease))
       )
         return TAKEN_OFF;
-      return submitPay(ctx, order);
+      return submitPay(ctx, order, held);
     case "pending":
       return track(ctx, order);
     default:
@@ -60,10 +60,15 @@ function claimedBeforeExpiry(order: Order, held: HeldLease): boolean {
   );
 }
 
-/** `pay` for a paid order: charged once per custom_id by the reseller, so retries are safe. */
+/**
+ * `pay` for a paid order: charged once per custom_id by the reseller, so retries are safe. `held`
+ * is the lease this run holds the order's step with: answered soon enough, `pay` leaves the step
+ * at that lease's end as the first status poll (lifecycle.ts `payHoldMs`), and stops renewing it.
+ */
 export async function submitPay(
   ctx: EngineContext,
   order: Order,
+  held?: HeldLease,
 ): Promise<Retry | typeof TAKEN_OFF | undefined> {
   if (order.state !== "paid") {
     ctx.payAnswers.release(order.id);
@@ -74,6 +79,7 @@ export async function submitPay(
     const paid = await reseller.payOrder(order.id);
     // The customer's answer to their payment may be waiting for this: then it shows the card.
     const cardShown = ctx.payAnswers.cover(order.id);
+    const stepAt = await standingStep(ctx, held);
     let moved: Awaited<ReturnType<typeof transition>> = { won: false, order: null };
     try {
       moved = await transition(
@@ -85,7 +91,7 @@ export async function submitPay(
           chargedKopecks: rubToKopecks(paid.priceChargedRub),
           resellerStatus: paid.status,
         }),
-        { cardShown },
+        { cardShown, stepAt },
       );
     } finally {
       if (cardShown) ctx.payAnswers.settle(order.id, moved.won ? moved.order : null);
@@ -127,6 +133,18 @@ export async function submitPay(
       rejectBalanceRub: balanceRub ?? undefined,
     }));
   }
+}
+
+/**
+ * Where the step of a `pay` run stands once its lease stops being renewed, when that time can be
+ * the order's first status poll (lifecycle.ts `firstPollStands`); undefined otherwise (the lease
+ * goes on being renewed, and the `pending` write moves the step to the first poll).
+ */
+async function standingStep(ctx: EngineContext, held: HeldLease | undefined): Promise<number | undefined> {
+  const pollMs = pollMsOf(ctx.config);
+  if (!held?.freeze || !firstPollStands(held.lease, ctx.now(), pollMs)) return undefined;
+  const at = await held.freeze();
+  return firstPollStands(at, ctx.now(), pollMs) ? at : undefined;
 }
 
 /**

@@ -35,6 +35,11 @@ export interface JobSpec {
    * (`onHeld`); others take it only if the writer dies. `dueAt` applies to a store that does not.
    */
   runHere?: boolean;
+  /**
+   * With `runHere`: held this long rather than the store's `holdJobsMs`, when shorter (a paid
+   * order's `pay`, held until its first status poll is due: lifecycle.ts).
+   */
+  holdMs?: number;
 }
 
 /** A job written leased to this process: `lease` is its score, the end of the lease. */
@@ -53,8 +58,18 @@ export interface JobCancel {
   cancel: string;
 }
 
+/**
+ * A scheduled job (encoded) that the write leaves where it stands, at `at`: nothing is written for
+ * it, and this process's worker looks at the schedule then (a pending order's first poll, at the
+ * end of the lease its `pay` was held with).
+ */
+export interface JobStands {
+  stands: string;
+  at: number;
+}
+
 /** What a write of an order brings with it, recorded in the same atomic step. */
-export type Effect = JobSpec | MessageSpec | JobCancel;
+export type Effect = JobSpec | MessageSpec | JobCancel | JobStands;
 
 const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-7"] as const;
 

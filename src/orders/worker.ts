@@ -50,6 +50,12 @@ export interface HeldLease {
   readonly claimed: boolean;
   /** When this process claimed or adopted it (ms, its own clock); unknown for leases made elsewhere. */
   readonly since?: number;
+  /**
+   * Stops renewing the lease and answers its end as it then stands (after a renewal under way has
+   * settled): for a run whose last write leaves the job's entry at that time, as its next run
+   * (steps.ts `submitPay`, the first status poll). Given by the worker to the jobs it runs.
+   */
+  readonly freeze?: () => Promise<number>;
 }
 
 /** The worker's own copy of a running job's lease: renewals move `lease` on. */
@@ -222,7 +228,9 @@ export class JobWorker extends BackgroundLoop {
     let running = true;
     let timer: NodeJS.Timeout | undefined;
     let renewing: Promise<void> | undefined;
-    const schedule = () => {
+    // A third of the lease, or of what is left of a lease written shorter than a claim's (a step
+    // held until its first poll, lifecycle.ts): renewed well before it ends either way.
+    const schedule = (leftMs = leaseMs) => {
       timer = setTimeout(
         () => {
           const next = now() + leaseMs;
@@ -241,15 +249,19 @@ export class JobWorker extends BackgroundLoop {
             },
           );
         },
-        Math.max(50, Math.floor(leaseMs / 3)),
+        Math.max(50, Math.floor(Math.min(leaseMs, leftMs) / 3)),
       );
     };
-    schedule();
+    schedule(held.lease - now());
     // Before finishing, a renewal still under way settles: its answer says which lease is ours.
     const stopRenewing = async () => {
       running = false;
       clearTimeout(timer);
       await renewing;
+    };
+    held.freeze = async () => {
+      await stopRenewing();
+      return held.lease;
     };
     try {
       const retryAt = await this.opts.run(member, held);

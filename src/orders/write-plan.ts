@@ -87,9 +87,10 @@ export function planWrite(
       rem(orderKeys.jobs, effect.cancel);
       continue;
     }
+    if ("stands" in effect) continue;
     if ("member" in effect) {
       if (effect.runHere && opts.holdJobsMs !== undefined) {
-        const lease = opts.now + opts.holdJobsMs;
+        const lease = opts.now + Math.min(opts.holdJobsMs, effect.holdMs ?? opts.holdJobsMs);
         held.push({ member: effect.member, lease });
         add(orderKeys.jobs, lease, effect.member);
       } else {

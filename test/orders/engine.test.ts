@@ -164,6 +164,91 @@ describe("orders engine", () => {
     expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
   });
 
+  /** The order writes' states and where each put the order's step (undefined: not touched), in order. */
+  function stepWrites(hh: EngineHarness, orderId: string): { state: string; stepAt?: number }[] {
+    const writes: { state: string; stepAt?: number }[] = [];
+    watchCommands(hh.redis, (command) => {
+      const args = command.args.map(String);
+      if (command.name !== "evalsha" || !args.includes(hh.engine.store.keys.order(orderId))) return;
+      const state = args.map((a) => a.match(/^\d+\|(\w+)\|/)?.[1]).find(Boolean);
+      if (!state) return;
+      // Ops come in fours (op, key index, score, member): the score is two places before the member.
+      const i = args.indexOf(`step:${orderId}`);
+      writes.push({ state, ...(i > 0 && args[i - 3] === "add" ? { stepAt: Number(args[i - 1]) } : {}) });
+    });
+    return writes;
+  }
+
+  it("leaves a quickly answered pay's step where the payment's write held it, as the first poll: the pending write schedules nothing", async () => {
+    // No webhooks: the first poll (3 s after pay) is what delivers. Leases as deployed (10 s).
+    const hh = await harness({ webhooks: false, leaseMs: 10_000, config: { pollIntervalSeconds: 3 } });
+    const finished = jobsFinished(hh);
+    const customer = newCustomer();
+    const quoted = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const writes = stepWrites(hh, quoted.id);
+    await hh.engine.markPaid(quoted.id, {
+      userId: customer.userId,
+      currency: "XTR",
+      totalAmount: quoted.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    });
+    const pending = await eventually(async () => {
+      const o = await hh.engine.get(quoted.id);
+      return o?.state === "pending" ? o : null;
+    });
+    // The payment's write held the step until the first poll is due; the pending write left it there.
+    const paidAt = writes.find((w) => w.state === "paid")?.stepAt;
+    expect(paidAt).toBeGreaterThanOrEqual(pending.times.paid! + 3000);
+    expect(paidAt).toBeLessThanOrEqual(pending.times.paid! + 3000 + 50);
+    expect(writes.find((w) => w.state === "pending")).toEqual({ state: "pending" });
+    expect(Number(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${quoted.id}`))).toBe(paidAt);
+    // That step is the first poll: it finds the order delivered.
+    const done = await finalState(hh, quoted.id);
+    expect(done.times.delivered).toBeGreaterThanOrEqual(paidAt!);
+    expect(hh.sandbox.stats(quoted.id)).toMatchObject({ pays: 1, charges: 1 });
+    // The poll's own final write took the step off; pay's run finished nothing either.
+    expect(finished.filter((m) => m === `step:${quoted.id}`)).toEqual([]);
+    expect(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${quoted.id}`)).toBeNull();
+  });
+
+  it("moves the step to the first poll when pay answered after the step's lease was renewed", async () => {
+    const hh = await harness({ webhooks: false, leaseMs: 10_000, config: { pollIntervalSeconds: 3 } });
+    // `pay` answers after 1.5 s: past the first renewal of a lease held for 3 s (a third of it).
+    const slow = Object.create(hh.client) as typeof hh.client;
+    slow.payOrder = async (id) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      return hh.client.payOrder(id);
+    };
+    const engine = hh.buildEngine({ reseller: slow, config: { pollIntervalSeconds: 3 } });
+    hh.engines.push(engine);
+    engine.start();
+    const renewals: string[] = [];
+    const renew = engine.store.jobs.renew.bind(engine.store.jobs);
+    engine.store.jobs.renew = (member, lease, next) => {
+      renewals.push(member);
+      return renew(member, lease, next);
+    };
+    const customer = newCustomer();
+    const quoted = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const writes = stepWrites(hh, quoted.id);
+    await engine.markPaid(quoted.id, {
+      userId: customer.userId,
+      currency: "XTR",
+      totalAmount: quoted.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    });
+    const pending = await eventually(async () => {
+      const o = await hh.engine.get(quoted.id);
+      return o?.state === "pending" ? o : null;
+    });
+    expect(renewals).toContain(`step:${quoted.id}`);
+    const moved = writes.find((w) => w.state === "pending")?.stepAt;
+    expect(moved).toBeGreaterThanOrEqual(pending.times.pending! + 3000);
+    expect(moved).toBeLessThanOrEqual(pending.times.pending! + 3000 + 50);
+    await finalState(hh, quoted.id);
+    expect(hh.sandbox.stats(quoted.id)).toMatchObject({ pays: 1, charges: 1 });
+  });
+
   it("polls from its own copy and finishes nothing after a poll that settles the order: its final write took the step off", async () => {
     // No webhooks: a poll (the order's step, due a second after `pay`) delivers it.
     const hh = await harness({ webhooks: false, config: { pollIntervalSeconds: 1 } });

@@ -18,7 +18,9 @@ const types = (o: Order, from: OrderState | null) =>
       ? `cancel:${e.cancel.split(":")[0]}`
       : "member" in e
         ? `job:${e.member.split(":")[0]}`
-        : `message:${e.message.kind}`,
+        : "stands" in e
+          ? `stands:${e.stands.split(":")[0]}`
+          : `message:${e.message.kind}`,
   );
 
 describe("order lifecycle", () => {
@@ -58,8 +60,9 @@ describe("order lifecycle", () => {
   it("moves the order's one step from its expiry to pay to tracking, and takes it off when nothing is next", () => {
     // The paid card is the bot's answer to the payment itself, sent at once, not queued.
     // A paid quote's step moves from its expiry to `pay` (now, run here) in one ZADD: nothing to take off.
+    // Held until the first status poll is due (POLL_INTERVAL_SECONDS, 3 s here).
     expect(jobsFor(order("paid", { cardMessageId: 7 }), "quoted", timing)).toEqual([
-      { member: `step:${order("paid").id}`, dueAt: T, runHere: true },
+      { member: `step:${order("paid").id}`, dueAt: T, runHere: true, holdMs: 3000 },
     ]);
     expect(types(order("cancelled"), "draft")).toEqual(["cancel:step"]);
     expect(types(order("quoted"), "draft")).toEqual(["job:step"]);
@@ -72,6 +75,32 @@ describe("order lifecycle", () => {
     // A refused `pay` ends it, as does a late payment that is refunded and never paid.
     expect(types(order("rejected", { telegramChargeId: "c1" }), "paid")).toContain("cancel:step");
     expect(types(order("paid"), "expired")).toEqual(["job:step"]);
+  });
+
+  it("leaves a paid order's step as its first poll when `pay` answered within the step's hold", () => {
+    const step = `step:${order("paid").id}`;
+    // `pay` written held for 3 s and answered 200 ms later: the lease's end is the first poll.
+    const held = { ...timing, stepAt: T - 200 + 3000 };
+    expect(jobsFor(order("pending"), "paid", held)).toEqual([
+      { stands: step, at: T + 2800 },
+      { message: { kind: "card", chatId: order("paid").customer.chatId, orderId: order("paid").id } },
+    ]);
+    // A lease renewed while `pay` ran ends well after the first poll: the step is moved there.
+    expect(jobsFor(order("pending"), "paid", { ...timing, stepAt: T + 10_000 })[0]).toEqual({
+      member: step,
+      dueAt: T + 3000,
+    });
+    // Nor does a lease about to end serve: the first poll comes at least half the interval after `pay`.
+    expect(jobsFor(order("pending"), "paid", { ...timing, stepAt: T + 1000 })[0]).toEqual({
+      member: step,
+      dueAt: T + 3000,
+    });
+    // Only the `pending` write that `pay` itself makes leaves the step.
+    expect(types(order("pending"), "paid")).toEqual(["job:step", "message:card"]);
+    // A first poll under 2 s is not worth holding `pay` for: the store's own hold applies.
+    expect(jobsFor(order("paid"), "quoted", { ...timing, pollMs: 1000 })).toEqual([
+      { member: step, dueAt: T, runHere: true },
+    ]);
   });
 
   it("refunds Stars before the final message of a failed order, and sends it at once otherwise", () => {

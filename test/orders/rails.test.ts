@@ -19,7 +19,9 @@ const effects = (o: Order, from: OrderState) =>
       ? `cancel:${e.cancel.split(":")[0]}`
       : "member" in e
         ? `job:${e.member.split(":")[0]}`
-        : `message:${e.message.kind}`,
+        : "stands" in e
+          ? `stands:${e.stands.split(":")[0]}`
+          : `message:${e.message.kind}`,
   );
 
 describe("payment rails", () => {
