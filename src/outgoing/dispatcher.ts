@@ -1,5 +1,6 @@
 import type { Logger } from "../logger.js";
 import { BackgroundLoop, settleWithin } from "../util/timers.js";
+import { AckBatch } from "./acks.js";
 import type { LeaseTerms, OutgoingQueue, TakenMessage } from "./queue.js";
 
 /**
@@ -40,21 +41,6 @@ export interface DispatcherOptions {
 const HOUSEKEEPING_EVERY_MS = 5000;
 
 /**
- * Sent messages acknowledged together within this window (one ZREM for several). While more sends
- * are coming, the acknowledgements go with the next send group instead (see {@link onTick}).
- */
-const ACK_BATCH_MS = 100;
-
-/**
- * While messages this process took are still to be sent (a lone order's card, a second after its
- * final message), the acknowledgements of those already sent wait for them, this long at most
- * (and at most a quarter of the lease): one ZREM for the lot rather than one per send. Once a
- * send group's worth ({@link SEND_GROUP}) is waiting (a rush, a broadcast), they go within
- * {@link ACK_BATCH_MS} as before: sent messages do not linger among the leases.
- */
-const ACK_HOLD_MS = 2000;
-
-/**
  * Sends start in groups: on a grid of ticks {@link SEND_GROUP} global intervals apart (204 ms at
  * 30/s), a message waits from its reserved slot to the next tick, and the messages whose slots
  * fall within one tick (at most this many: the slots are a global interval apart) start together.
@@ -88,12 +74,8 @@ export class OutgoingDispatcher extends BackgroundLoop {
   private startsInTick = 0;
   /** Messages taken by this process and not yet sent (or given up), by how many times. */
   private readonly taken = new Map<string, number>();
-  /** Messages sent and not yet acknowledged in Redis (see ackSoon). */
-  private readonly acks: string[] = [];
-  private ackTimer: NodeJS.Timeout | undefined;
-  /** When the armed acknowledgement is due, and when the oldest waiting one was sent. */
-  private ackDueAt = 0;
-  private firstAckAt: number | undefined;
+  /** Messages sent and not yet acknowledged in Redis. */
+  private readonly acks: AckBatch;
   /** Sends taken by this process that have neither been sent nor ended otherwise. */
   private unsent = 0;
   /**
@@ -108,6 +90,15 @@ export class OutgoingDispatcher extends BackgroundLoop {
     this.horizonMs = opts.horizonMs ?? 1000;
     this.maxInFlight = opts.maxInFlight ?? 64;
     this.idleMs = opts.idleMs ?? 2000;
+    this.acks = new AckBatch({
+      ack: (members) => opts.queue.ack(members),
+      log: opts.log,
+      leaseMs: this.leaseMs,
+      group: SEND_GROUP,
+      tickMs: () => this.tickMs,
+      unsent: () => this.unsent,
+      holdsAgain: (member) => this.taken.has(member),
+    });
   }
 
   /**
@@ -137,7 +128,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
   async stop(timeoutMs: number): Promise<void> {
     if (!(await this.endLoop())) return;
     await settleWithin(this.inFlight, timeoutMs);
-    await this.flushAcks();
+    await this.acks.flush();
   }
 
   protected async loop(): Promise<void> {
@@ -280,7 +271,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
       if (held.lost) return this.lost(member);
       this.opts.onOutcome?.(member, "done");
       ended();
-      this.ackSoon(member);
+      this.acks.add(member);
     })();
     this.inFlight.add(p);
     void p.finally(() => {
@@ -290,48 +281,8 @@ export class OutgoingDispatcher extends BackgroundLoop {
       else this.taken.delete(member);
       ended();
       // The last send that held acknowledgements back has ended: they go now.
-      this.armAcks();
+      this.acks.arm();
     });
-  }
-
-  /**
-   * Acknowledges a sent message together with those sent within the next {@link ACK_BATCH_MS}, or,
-   * while a few other messages taken here are still to be sent, with theirs (up to {@link ACK_HOLD_MS}):
-   * at Telegram's pace that is one ZREM for several messages. Until then the lease holds the
-   * message for this process (a crash meanwhile offers it again, as it would between a send and
-   * its own acknowledgement; a final message is sent once regardless, see orders/notifications.ts).
-   */
-  private ackSoon(member: string): void {
-    this.acks.push(member);
-    this.firstAckAt ??= Date.now();
-    this.armAcks();
-  }
-
-  /** Sets the acknowledgement timer to the earliest moment the rules of {@link ackSoon} allow. */
-  private armAcks(): void {
-    if (this.acks.length === 0 || this.firstAckAt === undefined) return;
-    const latest = this.firstAckAt + Math.min(ACK_HOLD_MS, this.leaseMs / 4);
-    // A send group's worth waiting while more sends are coming: the next group takes them along
-    // (onTick); the timer, a tick later, is the bound.
-    const batchMs = this.unsent === 0 ? ACK_BATCH_MS : this.tickMs + ACK_BATCH_MS;
-    const soon = this.unsent === 0 || this.acks.length >= SEND_GROUP;
-    const due = soon ? Math.min(Date.now() + batchMs, latest) : latest;
-    if (this.ackTimer && this.ackDueAt <= due) return;
-    clearTimeout(this.ackTimer);
-    this.ackDueAt = due;
-    this.ackTimer = setTimeout(() => void this.flushAcks(), Math.max(0, due - Date.now()));
-  }
-
-  private async flushAcks(): Promise<void> {
-    clearTimeout(this.ackTimer);
-    this.ackTimer = undefined;
-    this.firstAckAt = undefined;
-    // A message queued again and taken again here since its send holds a new lease under the same
-    // member: that send's own acknowledgement removes it.
-    const members = this.acks.splice(0).filter((m) => !this.taken.has(m));
-    await this.opts.queue
-      .ack(members)
-      .catch((err) => this.opts.log.warn({ err, messages: members.length }, "outgoing ack failed"));
   }
 
   /**
@@ -370,7 +321,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
    * that is one wake-up a group for the queue's work rather than three or four.
    */
   private onTick(): void {
-    if (this.acks.length >= SEND_GROUP) void this.flushAcks();
+    if (this.acks.waiting >= SEND_GROUP) void this.acks.flush();
     if (this.takeDueAt !== undefined && Date.now() >= this.takeDueAt - this.tickMs / 2) {
       this.takeDueAt = undefined;
       this.sleeper.wake();
