@@ -87,6 +87,12 @@ function takenOf(reply: unknown[]): TakenMessage[] {
   return taken;
 }
 
+/**
+ * How long a final message's mark waits for the marks of other messages sent meanwhile, to go in
+ * one write: a send group's messages start together and are answered within a few milliseconds.
+ */
+const MARK_GATHER_MS = 5;
+
 /** Orders whose last seen version this process keeps, to write without reading first. */
 const RECENT_MAX = 2000;
 
@@ -105,6 +111,8 @@ export class OrderStore extends OrderLists {
   private readonly onLeased: ((taken: TakenMessage[], takenAt: number) => void) | undefined;
   /** The last version of each order this process read or wrote (newest last). */
   private readonly recent = new Map<string, Stored>();
+  /** Final-message marks gathered for one write (see writeMark). */
+  private marks: { args: string[]; written: Promise<void> } | undefined;
 
   /**
    * `outgoing` is the queue that messages of a write go to (required for writes that carry any);
@@ -183,12 +191,31 @@ export class OrderStore extends OrderLists {
    * writes).
    */
   async markFinalNotified(id: string, at: number): Promise<void> {
-    const key = this.keys.sent(id);
-    await this.redis.set(key, String(at));
-    // On a replica before it counts, like the final state itself: a failover must not send it twice.
-    await this.replicaWait?.after(key);
+    await this.writeMark(this.keys.sent(id), String(at));
     const cached = this.recent.get(id);
     if (cached) this.remember({ order: { ...cached.order, finalNotifiedAt: at }, version: cached.version });
+  }
+
+  /**
+   * Writes a final message's mark together with the marks of the messages sent within
+   * {@link MARK_GATHER_MS} (a send group's finals are answered within milliseconds of each other):
+   * one MSET for the lot, resolved once it is written (and on a replica, like the final state
+   * itself: a failover must not send the message twice).
+   */
+  private writeMark(key: string, value: string): Promise<void> {
+    let batch = this.marks;
+    if (!batch) {
+      const args: string[] = [];
+      const written = new Promise((r) => setTimeout(r, MARK_GATHER_MS)).then(async () => {
+        this.marks = undefined;
+        await this.redis.mset(...args);
+        await this.replicaWait?.after(args[0]!);
+      });
+      batch = { args, written };
+      this.marks = batch;
+    }
+    batch.args.push(key, value);
+    return batch.written;
   }
 
   private remember(stored: Stored): Stored {

@@ -6,7 +6,7 @@ import { migrateIndexes, migrateRecords } from "../../src/orders/migrations.js";
 import { type Effect, OrderStore } from "../../src/orders/store.js";
 import { FINAL_STATES, type Order } from "../../src/orders/types.js";
 import { OutgoingQueue, type TakenMessage } from "../../src/outgoing/queue.js";
-import { commandsProcessed, testRedis, uniquePrefix } from "../helpers/redis.js";
+import { commandsProcessed, testRedis, uniquePrefix, watchCommands } from "../helpers/redis.js";
 
 function sampleOrder(overrides: Partial<Order> = {}): Order {
   const t = Date.now();
@@ -143,6 +143,29 @@ describe("order store", () => {
     await other.update(order.id, (o) => ({ next: { ...o, finalNotifiedAt: undefined } }));
     expect(await redis.exists(store.keys.sent(order.id))).toBe(0);
     expect((await new OrderStore(redis, store.keys.prefix).get(order.id))?.finalNotifiedAt).toBeUndefined();
+  });
+
+  it("writes the marks of final messages sent together in one MSET, each awaited until it is written", async () => {
+    const prefix = uniquePrefix("store-marks");
+    const own = testRedis();
+    const writer = new OrderStore(own, prefix);
+    const orders = [0, 1, 2].map(() => sampleOrder({ state: "delivered" }));
+    for (const o of orders) await writer.create(o, []);
+    const sent: string[] = [];
+    watchCommands(own, (command) => sent.push(command.name));
+    // A send group's three finals answered a moment apart.
+    const marks = orders.map(async (o, i) => {
+      await new Promise((r) => setTimeout(r, i));
+      await writer.markFinalNotified(o.id, 1000 + i);
+      // Awaited means written: another process sees it at once.
+      return (await new OrderStore(redis, prefix).get(o.id))?.finalNotifiedAt;
+    });
+    expect(await Promise.all(marks)).toEqual([1000, 1001, 1002]);
+    expect(sent.filter((c) => c === "mset" || c === "set")).toEqual(["mset"]);
+    // A mark on its own is written alone, as soon.
+    await writer.markFinalNotified(orders[0]!.id, 2000);
+    expect(await redis.get(writer.keys.sent(orders[0]!.id))).toBe("2000");
+    await own.quit();
   });
 
   it("queues an order's two messages of one write with one ZADD: a settled order's write is six commands", async () => {
