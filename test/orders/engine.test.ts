@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ProductPausedError } from "../../src/orders/deposit-guard.js";
+import type { OrdersEngine } from "../../src/orders/engine.js";
 import { enter } from "../../src/orders/lifecycle.js";
 import { decodeRecord } from "../../src/orders/record.js";
 import type { Order } from "../../src/orders/types.js";
@@ -179,14 +180,15 @@ describe("orders engine", () => {
     return writes;
   }
 
-  it("leaves a quickly answered pay's step where the payment's write held it, as the first poll: the pending write schedules nothing", async () => {
-    // No webhooks: the first poll (3 s after pay) is what delivers. Leases as deployed (10 s).
-    const hh = await harness({ webhooks: false, leaseMs: 10_000, config: { pollIntervalSeconds: 3 } });
-    const finished = jobsFinished(hh);
+  /**
+   * Quotes 50 Stars through `engine` and pays for them there, watching where the order's writes put
+   * its step (stepWrites); done once the order is pending.
+   */
+  async function paidUntilPending(hh: EngineHarness, engine: OrdersEngine) {
     const customer = newCustomer();
-    const quoted = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const quoted = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
     const writes = stepWrites(hh, quoted.id);
-    await hh.engine.markPaid(quoted.id, {
+    await engine.markPaid(quoted.id, {
       userId: customer.userId,
       currency: "XTR",
       totalAmount: quoted.amount!,
@@ -196,19 +198,27 @@ describe("orders engine", () => {
       const o = await hh.engine.get(quoted.id);
       return o?.state === "pending" ? o : null;
     });
+    return { writes, pending, id: quoted.id };
+  }
+
+  it("leaves a quickly answered pay's step where the payment's write held it, as the first poll: the pending write schedules nothing", async () => {
+    // No webhooks: the first poll (3 s after pay) is what delivers. Leases as deployed (10 s).
+    const hh = await harness({ webhooks: false, leaseMs: 10_000, config: { pollIntervalSeconds: 3 } });
+    const finished = jobsFinished(hh);
+    const { writes, pending, id } = await paidUntilPending(hh, hh.engine);
     // The payment's write held the step until the first poll is due; the pending write left it there.
     const paidAt = writes.find((w) => w.state === "paid")?.stepAt;
     expect(paidAt).toBeGreaterThanOrEqual(pending.times.paid! + 3000);
     expect(paidAt).toBeLessThanOrEqual(pending.times.paid! + 3000 + 50);
     expect(writes.find((w) => w.state === "pending")).toEqual({ state: "pending" });
-    expect(Number(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${quoted.id}`))).toBe(paidAt);
+    expect(Number(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${id}`))).toBe(paidAt);
     // That step is the first poll: it finds the order delivered.
-    const done = await finalState(hh, quoted.id);
+    const done = await finalState(hh, id);
     expect(done.times.delivered).toBeGreaterThanOrEqual(paidAt!);
-    expect(hh.sandbox.stats(quoted.id)).toMatchObject({ pays: 1, charges: 1 });
+    expect(hh.sandbox.stats(id)).toMatchObject({ pays: 1, charges: 1 });
     // The poll's own final write took the step off; pay's run finished nothing either.
-    expect(finished.filter((m) => m === `step:${quoted.id}`)).toEqual([]);
-    expect(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${quoted.id}`)).toBeNull();
+    expect(finished.filter((m) => m === `step:${id}`)).toEqual([]);
+    expect(await hh.redis.zscore(`${hh.prefix}jobs`, `step:${id}`)).toBeNull();
   });
 
   it("moves the step to the first poll when pay answered after the step's lease was renewed", async () => {
@@ -228,25 +238,13 @@ describe("orders engine", () => {
       renewals.push(member);
       return renew(member, lease, next);
     };
-    const customer = newCustomer();
-    const quoted = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
-    const writes = stepWrites(hh, quoted.id);
-    await engine.markPaid(quoted.id, {
-      userId: customer.userId,
-      currency: "XTR",
-      totalAmount: quoted.amount!,
-      telegramChargeId: `stxCharge${++chargeSeq}`,
-    });
-    const pending = await eventually(async () => {
-      const o = await hh.engine.get(quoted.id);
-      return o?.state === "pending" ? o : null;
-    });
-    expect(renewals).toContain(`step:${quoted.id}`);
+    const { writes, pending, id } = await paidUntilPending(hh, engine);
+    expect(renewals).toContain(`step:${id}`);
     const moved = writes.find((w) => w.state === "pending")?.stepAt;
     expect(moved).toBeGreaterThanOrEqual(pending.times.pending! + 3000);
     expect(moved).toBeLessThanOrEqual(pending.times.pending! + 3000 + 50);
-    await finalState(hh, quoted.id);
-    expect(hh.sandbox.stats(quoted.id)).toMatchObject({ pays: 1, charges: 1 });
+    await finalState(hh, id);
+    expect(hh.sandbox.stats(id)).toMatchObject({ pays: 1, charges: 1 });
   });
 
   it("polls from its own copy and finishes nothing after a poll that settles the order: its final write took the step off", async () => {
