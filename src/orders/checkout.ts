@@ -1,10 +1,10 @@
 import { sendAlert } from "./alerts.js";
 import type { PayCheck, PaymentReceipt } from "./api.js";
 import { type EngineContext, noteTransition, transition } from "./context.js";
+import type { Effect } from "./effects.js";
 import { encodeJob } from "./jobs.js";
 import { alertMessage, at, enter, isQuoteExpired, jobsFor, PAYABLE_STATES } from "./lifecycle.js";
 import { railOf, refundRoute, refundsAutomatically } from "./rails.js";
-import type { Effect } from "./store.js";
 import type { Order, OrderState } from "./types.js";
 
 /**

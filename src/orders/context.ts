@@ -8,10 +8,11 @@ import type { ResellerClient } from "../reseller/types.js";
 import type { WalletLedger } from "../wallet/ledger.js";
 import type { TopUps } from "../wallet/topups.js";
 import type { DepositGuard } from "./deposit-guard.js";
+import type { Effect } from "./effects.js";
 import { canMove, enter, jobsFor, type LifecycleTiming } from "./lifecycle.js";
 import type { PayAnswers } from "./pay-answers.js";
 import type { PriceSettingsStore } from "./price-settings.js";
-import type { Effect, OrderStore } from "./store.js";
+import type { OrderStore } from "./store.js";
 import type { Notifier, Order, OrderState } from "./types.js";
 
 /** The settings the orders engine reads (without `maxOpenQuotes`, quotes are not limited: tools and benchmarks). */

@@ -2,6 +2,7 @@ export { Retry, TAKEN_OFF } from "./job-retry.js";
 
 import { checkBalance } from "./alerts.js";
 import type { EngineContext } from "./context.js";
+import type { Effect } from "./effects.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
 import { encodeJob, type Job } from "./jobs.js";
 import { alertMessage, finalMessage, isTracked } from "./lifecycle.js";
@@ -11,7 +12,6 @@ import { type RefundRoute, refundRoute, refundsAutomatically } from "./rails.js"
 import { creditReferralBonus } from "./referral-bonus.js";
 import { type RetentionSettings, sweepArchive } from "./retention.js";
 import { expire, nextStep, submitPay, track } from "./steps.js";
-import type { Effect } from "./store.js";
 import type { Order, RefundState } from "./types.js";
 import { settleWalletPayment } from "./wallet-checkout.js";
 import type { HeldLease } from "./worker.js";

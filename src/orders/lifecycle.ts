@@ -1,7 +1,7 @@
 import type { OutgoingMessage } from "../outgoing/messages.js";
+import type { Effect, JobSpec, MessageSpec } from "./effects.js";
 import { encodeJob, type Job } from "./jobs.js";
 import { refundRoute, refundsAutomatically } from "./rails.js";
-import type { Effect, JobSpec, MessageSpec } from "./store.js";
 import type { AlertKind, Order, OrderState } from "./types.js";
 
 /**

@@ -1,15 +1,16 @@
-import type { OutgoingMessage } from "../outgoing/messages.js";
 import type { LeaseTerms, OutgoingQueue, TakenMessage } from "../outgoing/queue.js";
 import type { RedisClient } from "../redis/connect.js";
 import type { ReplicaWait } from "../redis/replica-wait.js";
 import { defineScripts } from "../redis/scripts.js";
+import type { Effect, HeldJob } from "./effects.js";
+import { FinalMarks } from "./final-marks.js";
 import { orderKeys } from "./keys.js";
 import { OrderLists } from "./order-lists.js";
 import { encodeRecord, type Stored } from "./record.js";
 import { JobSchedule } from "./schedule.js";
 import { DailySpending } from "./spending.js";
 import type { Order, OrderState } from "./types.js";
-import { planWrite } from "./write-plan.js";
+import { planWrite, takenOf } from "./write-plan.js";
 
 /**
  * Orders in Redis (layout in keys.ts). Every write of an order goes through one Lua script
@@ -25,73 +26,7 @@ import { planWrite } from "./write-plan.js";
  * (order-lists.ts).
  */
 
-/** A job (encoded, see jobs.ts) and when it is due, in ms. */
-export interface JobSpec {
-  member: string;
-  dueAt: number;
-  /**
-   * Due at once, and run by the process that writes it: with a store that holds jobs
-   * (`holdJobsMs`), the job is written already leased to the writer, which runs it without a claim
-   * (`onHeld`); others take it only if the writer dies. `dueAt` applies to a store that does not.
-   */
-  runHere?: boolean;
-  /**
-   * With `runHere`: held this long rather than the store's `holdJobsMs`, when shorter (a paid
-   * order's `pay`, held until its first status poll is due: lifecycle.ts).
-   */
-  holdMs?: number;
-}
-
-/** A job written leased to this process: `lease` is its score, the end of the lease. */
-export interface HeldJob {
-  member: string;
-  lease: number;
-}
-
-/** A message for the outgoing queue (the bot's own sends: final messages, alerts, card updates). */
-export interface MessageSpec {
-  message: OutgoingMessage;
-}
-
-/** A scheduled job (encoded) that the write takes off the schedule: its moment will not come. */
-export interface JobCancel {
-  cancel: string;
-}
-
-/**
- * A scheduled job (encoded) that the write leaves where it stands, at `at`: nothing is written for
- * it, and this process's worker looks at the schedule then (a pending order's first poll, at the
- * end of the lease its `pay` was held with).
- */
-export interface JobStands {
-  stands: string;
-  at: number;
-}
-
-/** What a write of an order brings with it, recorded in the same atomic step. */
-export type Effect = JobSpec | MessageSpec | JobCancel | JobStands;
-
 const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-7"] as const;
-
-/** The messages a write took, from its reply { 1, message, wait, lease end, apart, … }. */
-function takenOf(reply: unknown[]): TakenMessage[] {
-  const taken: TakenMessage[] = [];
-  for (let i = 1; i + 3 < reply.length; i += 4) {
-    taken.push({
-      member: String(reply[i]),
-      waitMs: Number(reply[i + 1]),
-      leaseEnd: Number(reply[i + 2]),
-      ...(Number(reply[i + 3]) === 1 ? { apart: true } : {}),
-    });
-  }
-  return taken;
-}
-
-/**
- * How long a final message's mark waits for the marks of other messages sent meanwhile, to go in
- * one write: a send group's messages start together and are answered within a few milliseconds.
- */
-const MARK_GATHER_MS = 5;
 
 /** Orders whose last seen version this process keeps, to write without reading first. */
 const RECENT_MAX = 2000;
@@ -111,8 +46,8 @@ export class OrderStore extends OrderLists {
   private readonly onLeased: ((taken: TakenMessage[], takenAt: number) => void) | undefined;
   /** The last version of each order this process read or wrote (newest last). */
   private readonly recent = new Map<string, Stored>();
-  /** Final-message marks gathered for one write (see writeMark). */
-  private marks: { args: string[]; written: Promise<void> } | undefined;
+  /** Final messages' marks, gathered for one write. */
+  private readonly marks: FinalMarks;
 
   /**
    * `outgoing` is the queue that messages of a write go to (required for writes that carry any);
@@ -152,6 +87,7 @@ export class OrderStore extends OrderLists {
     this.leaseTerms = opts.onLeased ? opts.leaseTerms : undefined;
     this.onLeased = opts.onLeased;
     this.scripts = defineScripts(redis, new URL("./lua/", import.meta.url), SCRIPTS);
+    this.marks = new FinalMarks(redis, opts.replicaWait);
   }
 
   get jobsKey(): string {
@@ -191,31 +127,9 @@ export class OrderStore extends OrderLists {
    * writes).
    */
   async markFinalNotified(id: string, at: number): Promise<void> {
-    await this.writeMark(this.keys.sent(id), String(at));
+    await this.marks.write(this.keys.sent(id), String(at));
     const cached = this.recent.get(id);
     if (cached) this.remember({ order: { ...cached.order, finalNotifiedAt: at }, version: cached.version });
-  }
-
-  /**
-   * Writes a final message's mark together with the marks of the messages sent within
-   * {@link MARK_GATHER_MS} (a send group's finals are answered within milliseconds of each other):
-   * one MSET for the lot, resolved once it is written (and on a replica, like the final state
-   * itself: a failover must not send the message twice).
-   */
-  private writeMark(key: string, value: string): Promise<void> {
-    let batch = this.marks;
-    if (!batch) {
-      const args: string[] = [];
-      const written = new Promise((r) => setTimeout(r, MARK_GATHER_MS)).then(async () => {
-        this.marks = undefined;
-        await this.redis.mset(...args);
-        await this.replicaWait?.after(args[0]!);
-      });
-      batch = { args, written };
-      this.marks = batch;
-    }
-    batch.args.push(key, value);
-    return batch.written;
   }
 
   private remember(stored: Stored): Stored {

@@ -1,7 +1,7 @@
-import type { LeaseTerms, OutgoingQueue } from "../outgoing/queue.js";
+import type { LeaseTerms, OutgoingQueue, TakenMessage } from "../outgoing/queue.js";
+import type { Effect, HeldJob, MessageSpec } from "./effects.js";
 import type { OrderKeys } from "./keys.js";
 import { isOpenQuote, needsAttention } from "./lifecycle.js";
-import type { Effect, HeldJob, MessageSpec } from "./store.js";
 import type { Order } from "./types.js";
 
 /**
@@ -124,4 +124,18 @@ function mayTakeItself(members: readonly string[]): boolean {
   if (members.length === 0 || members.length > 2) return false;
   const chat = members[0]!.split(":")[1];
   return chat !== undefined && chat !== "ops" && members.every((m) => m.split(":")[1] === chat);
+}
+
+/** The messages a write took, from its reply { 1, message, wait, lease end, apart, … }. */
+export function takenOf(reply: unknown[]): TakenMessage[] {
+  const taken: TakenMessage[] = [];
+  for (let i = 1; i + 3 < reply.length; i += 4) {
+    taken.push({
+      member: String(reply[i]),
+      waitMs: Number(reply[i + 1]),
+      leaseEnd: Number(reply[i + 2]),
+      ...(Number(reply[i + 3]) === 1 ? { apart: true } : {}),
+    });
+  }
+  return taken;
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Effect } from "../../src/orders/effects.js";
 import { finalMessage, send } from "../../src/orders/lifecycle.js";
 import { migrateIndexes, migrateRecords } from "../../src/orders/migrations.js";
-import { type Effect, OrderStore } from "../../src/orders/store.js";
+import { OrderStore } from "../../src/orders/store.js";
 import { FINAL_STATES, type Order } from "../../src/orders/types.js";
 import { OutgoingQueue, type TakenMessage } from "../../src/outgoing/queue.js";
 import { commandsProcessed, testRedis, uniquePrefix, watchCommands } from "../helpers/redis.js";
