@@ -44,6 +44,13 @@ export type { OrdersEngine, OrdersEngineOptions } from "./engine-options.js";
  */
 const DEFAULT_CONCURRENCY = 64;
 
+/**
+ * A job written held for this process that its worker has no room for, whose lease ends within
+ * this, waits for that end, when any worker claims it: handing it to the schedule at once costs a
+ * script call per job, in the rush that filled the worker (`pay` is held 3 s by default).
+ */
+const LEFT_TO_LEASE_MS = 5_000;
+
 /** The deposit check is pulled forward after a charge at most this often per process. */
 const BALANCE_PULL_MIN_MS = 5_000;
 
@@ -63,13 +70,18 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     if (soonest < Number.POSITIVE_INFINITY) worker.kickFor(soonest);
   };
   // A job this process wrote to run at once (`pay` after a payment, a delivery hint's re-read)
-  // runs here without a claim; when this worker cannot take it, it is made due for any worker.
+  // runs here without a claim; when this worker cannot take it (full in a rush), it is left to its
+  // lease when that ends soon (a `pay` held until its first poll), else made due for any worker.
   const onHeld = (held: HeldJob[]) => {
     for (const { member, lease } of held) {
       if (worker.adopt(member, lease)) continue;
-      // `pay` runs wherever the schedule hands it now: an answer in the chat does not wait for it.
+      // `pay` runs wherever the schedule hands it: an answer in the chat does not wait for it.
       const job = decodeJob(member);
       if (job?.type === "step" || job?.type === "submit") ctx.payAnswers.release(job.orderId);
+      if (lease - now() <= LEFT_TO_LEASE_MS) {
+        worker.kickFor(lease);
+        continue;
+      }
       store.jobs
         .finish(member, lease, now())
         .then(() => worker.kickFor(now()))

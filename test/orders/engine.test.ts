@@ -358,6 +358,38 @@ describe("orders engine", () => {
     for (const { order } of quoted) expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
   });
 
+  it("leaves the held pay of a payment its full worker cannot take to the end of its short hold, without handing it over", async () => {
+    // One slot; pay held 3 s (leases as deployed).
+    const hh = await harness({ concurrency: 1, leaseMs: 10_000, config: { pollIntervalSeconds: 3 } });
+    const handedOver = jobsFinished(hh);
+    const quoted = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const customer = newCustomer();
+        const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+        return { order, customer };
+      }),
+    );
+    await Promise.all(
+      quoted.map(({ order, customer }) =>
+        hh.engine.markPaid(order.id, {
+          userId: customer.userId,
+          currency: "XTR",
+          totalAmount: order.amount!,
+          telegramChargeId: `stxCharge${++chargeSeq}`,
+        }),
+      ),
+    );
+    const done = [];
+    for (const { order } of quoted) done.push(await finalState(hh, order.id));
+    // No script call handed the two the worker had no room for to the schedule.
+    expect(handedOver.filter((m) => m.startsWith("step:"))).toEqual([]);
+    // They ran when their holds ended, claimed as due.
+    const waited = done.map((o) => o.times.pending! - o.times.paid!).sort((a, b) => a - b);
+    expect(waited[0]).toBeLessThan(2000);
+    expect(waited[2]).toBeGreaterThanOrEqual(2500);
+    for (const { order } of quoted) expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
+  });
+
   it("returns the same order when a quote is repeated for one intent", async () => {
     const hh = await harness();
     const input = { orderId: newOrderId(), item: sampleItems().stars!, customer: newCustomer() };
