@@ -38,7 +38,7 @@ export type { OrdersEngine, OrdersEngineOptions } from "./engine-options.js";
  * Jobs run at once by one process, and delivery hints re-read at once. Jobs wait on I/O (the
  * reseller, through its client's pool of 16 connections; Redis), not on this process's CPU, so the
  * bound is set by a rush: each payment holds its order's `pay` step for the process that recorded
- * it, and a step this worker has no room for goes to the shared schedule instead, where a worker
+ * it, and a step this worker has no room for is left to the shared schedule instead, where a worker
  * claims it (a claim, a lease check, the card's own update: 44 → 40 Redis commands per order at
  * 1,000 customers in `npm run bench`'s table 1b, 16 → 64).
  */
