@@ -58,6 +58,28 @@ async function finalState(hh: EngineHarness, id: string, states: Order["state"][
 }
 
 /** The schedule members the engine's workers finish (hand back to the schedule), as they happen. */
+/** Quotes `n` orders of 50 Stars for as many customers, then records all their payments at once. */
+async function payAtOnce(hh: EngineHarness, n: number): Promise<{ order: Order }[]> {
+  const quoted = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const customer = newCustomer();
+      const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+      return { order, customer };
+    }),
+  );
+  await Promise.all(
+    quoted.map(({ order, customer }) =>
+      hh.engine.markPaid(order.id, {
+        userId: customer.userId,
+        currency: "XTR",
+        totalAmount: order.amount!,
+        telegramChargeId: `stxCharge${++chargeSeq}`,
+      }),
+    ),
+  );
+  return quoted;
+}
+
 function jobsFinished(hh: EngineHarness): string[] {
   const finished: string[] = [];
   const jobs = hh.engine.store.jobs;
@@ -333,26 +355,10 @@ describe("orders engine", () => {
     const hh = await harness({ config: { pollIntervalSeconds: 60 } });
     // A held job the worker has no room for is finished at once: handed to the schedule.
     const handedOver = jobsFinished(hh);
-    const quoted = await Promise.all(
-      Array.from({ length: 40 }, async () => {
-        const customer = newCustomer();
-        const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
-        return { order, customer };
-      }),
-    );
     // A rush's payments: each paid write holds its order's step for this process, which runs `pay`
     // at once. A worker without room for them all would hand the rest to the schedule, where any
     // worker claims them (a claim, a lease check and a card update of their own each).
-    await Promise.all(
-      quoted.map(({ order, customer }) =>
-        hh.engine.markPaid(order.id, {
-          userId: customer.userId,
-          currency: "XTR",
-          totalAmount: order.amount!,
-          telegramChargeId: `stxCharge${++chargeSeq}`,
-        }),
-      ),
-    );
+    const quoted = await payAtOnce(hh, 40);
     for (const { order } of quoted) await finalState(hh, order.id);
     expect(handedOver.filter((m) => m.startsWith("step:"))).toEqual([]);
     for (const { order } of quoted) expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
@@ -362,23 +368,7 @@ describe("orders engine", () => {
     // One slot; pay held 3 s (leases as deployed).
     const hh = await harness({ concurrency: 1, leaseMs: 10_000, config: { pollIntervalSeconds: 3 } });
     const handedOver = jobsFinished(hh);
-    const quoted = await Promise.all(
-      [0, 1, 2].map(async () => {
-        const customer = newCustomer();
-        const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
-        return { order, customer };
-      }),
-    );
-    await Promise.all(
-      quoted.map(({ order, customer }) =>
-        hh.engine.markPaid(order.id, {
-          userId: customer.userId,
-          currency: "XTR",
-          totalAmount: order.amount!,
-          telegramChargeId: `stxCharge${++chargeSeq}`,
-        }),
-      ),
-    );
+    const quoted = await payAtOnce(hh, 3);
     const done = [];
     for (const { order } of quoted) done.push(await finalState(hh, order.id));
     // No script call handed the two the worker had no room for to the schedule.
