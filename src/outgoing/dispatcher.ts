@@ -32,13 +32,17 @@ export interface DispatcherOptions {
   maxInFlight?: number;
   /** Longest sleep while the queue is empty (other processes' messages, expired leases). */
   idleMs?: number;
+  /** How often ended leases are looked for (default {@link HOUSEKEEPING_EVERY_MS}). */
+  housekeepingMs?: number;
 }
 
 /**
  * How often a take also offers again the messages whose lease ran out (a process died holding
- * them). Housekeeping rides on a take the loop makes anyway, so it costs no extra round trip.
+ * them). Housekeeping rides on a take the loop makes anyway, so it costs no extra round trip; an
+ * idle process reads the earliest lease's end instead, in its idle look, and takes only when a
+ * lease has ended.
  */
-const HOUSEKEEPING_EVERY_MS = 5000;
+export const HOUSEKEEPING_EVERY_MS = 5000;
 
 /**
  * Sends start in groups: on a grid of ticks {@link SEND_GROUP} global intervals apart (204 ms at
@@ -67,6 +71,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
   private readonly horizonMs: number;
   private readonly maxInFlight: number;
   private readonly idleMs: number;
+  private readonly housekeepingMs: number;
   /** Sends start one after another through this chain, on the send grid (SEND_GROUP). */
   private turns: Promise<void> = Promise.resolve();
   /** The grid tick (its index) the last send started in, and how many started in it. */
@@ -90,6 +95,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
     this.horizonMs = opts.horizonMs ?? 1000;
     this.maxInFlight = opts.maxInFlight ?? 64;
     this.idleMs = opts.idleMs ?? 2000;
+    this.housekeepingMs = opts.housekeepingMs ?? HOUSEKEEPING_EVERY_MS;
     this.acks = new AckBatch({
       ack: (members) => opts.queue.ack(members),
       log: opts.log,
@@ -145,13 +151,20 @@ export class OutgoingDispatcher extends BackgroundLoop {
         continue;
       }
       const now = Date.now();
-      const housekeeping = now - this.lastHousekeeping >= HOUSEKEEPING_EVERY_MS;
+      let housekeeping = now - this.lastHousekeeping >= this.housekeepingMs;
       let result: Awaited<ReturnType<OutgoingQueue["take"]>>;
       // A kick from now on (a message queued while this take runs) ends the sleep after it.
       this.sleeper.forget();
       try {
+        // An idle look takes only when something waits or, when housekeeping is due, a lease has
+        // ended: a quiet process's housekeeping is one more ZRANGE, not the take script.
+        const look = expectWork ? undefined : await queue.idleLook(housekeeping);
+        if (look && housekeeping && !look.leaseEnded) {
+          housekeeping = false;
+          this.lastHousekeeping = now;
+        }
         result =
-          expectWork || housekeeping || (await queue.anyWaiting())
+          !look || look.waiting || housekeeping
             ? await queue.take({
                 leaseMs: this.leaseMs,
                 horizonMs: this.horizonMs,

@@ -181,9 +181,26 @@ export class OutgoingQueue {
     };
   }
 
-  /** Whether any message waits in the queue (one ZRANGE): an idle look needs no take when none does. */
-  async anyWaiting(): Promise<boolean> {
-    return (await this.redis.zrange(this.keys.queue, 0, 0)).length > 0;
+  /**
+   * An idle dispatcher's look: whether any message waits in the queue (one ZRANGE), and with
+   * `leases`, whether a taken message's lease has ended (its holder died), from the earliest
+   * lease's end (one more ZRANGE in the same round trip). Either calls for a take; neither, none.
+   */
+  async idleLook(leases: boolean): Promise<{ waiting: boolean; leaseEnded: boolean }> {
+    if (!leases)
+      return { waiting: (await this.redis.zrange(this.keys.queue, 0, 0)).length > 0, leaseEnded: false };
+    const replies = await this.redis
+      .pipeline()
+      .zrange(this.keys.queue, 0, 0)
+      .zrange(this.keys.leases, 0, 0, "WITHSCORES")
+      .exec();
+    const failed = replies?.find(([err]) => err)?.[0];
+    if (!replies || failed) throw failed ?? new Error("idle look at the outgoing queue was aborted");
+    const waiting = (replies[0]![1] as string[]).length > 0;
+    const earliest = replies[1]![1] as string[];
+    // Lease ends are on Redis's clock, compared here on this process's: a skew only moves the
+    // moment the take that offers the message again is made.
+    return { waiting, leaseEnded: earliest.length === 2 && Number(earliest[1]) <= this.now() };
   }
 
   /** The messages were sent (or will never be): they leave the queue for good, in one ZREM. */

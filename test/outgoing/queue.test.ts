@@ -454,6 +454,48 @@ describe("waking the dispatcher", () => {
     }
   });
 
+  it("keeps house while idle with a look at the earliest lease, and takes only for a lease that ended", async () => {
+    const own = testRedis();
+    const q = new OutgoingQueue(own, uniquePrefix("out"), {
+      pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
+    });
+    const sent: string[] = [];
+    watchCommands(own, (command) => {
+      const args = command.args.map(String);
+      if (args.includes(q.keys.queue) || args.includes(q.keys.leases)) sent.push(command.name);
+    });
+    const delivered: string[] = [];
+    const dispatcher = new OutgoingDispatcher({
+      queue: q,
+      log: logger,
+      idleMs: 40,
+      housekeepingMs: 100,
+      async deliver(member) {
+        delivered.push(member);
+      },
+    });
+    // A message another process holds: its lease runs 700 ms more.
+    const held = encodeMessage(final(7));
+    await redis.zadd(q.keys.leases, Date.now() + 700, held);
+    dispatcher.start();
+    try {
+      for (let i = 0; i < 100 && !sent.includes("zrange"); i++) await new Promise((r) => setTimeout(r, 10));
+      sent.length = 0;
+      // Housekeeping falls due several times; with the lease still running, no take.
+      await new Promise((r) => setTimeout(r, 450));
+      expect(sent.filter((c) => c === "zrange").length).toBeGreaterThanOrEqual(6);
+      expect(new Set(sent)).toEqual(new Set(["zrange"]));
+      expect(delivered).toEqual([]);
+      // The holder died: once its lease ends, the next housekeeping look offers the message again.
+      for (let i = 0; i < 150 && delivered.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(delivered).toEqual([held]);
+      expect(sent).toContain("evalsha");
+    } finally {
+      await dispatcher.stop(1000);
+      await own.quit();
+    }
+  });
+
   it("sends a message queued while a take was under way at once, not after the idle sleep", async () => {
     const q = new OutgoingQueue(redis, uniquePrefix("out"), {
       pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
