@@ -174,6 +174,7 @@ export class OrderStore extends OrderLists {
       holdJobsMs: this.holdJobsMs,
       outgoing: this.outgoing,
       lease: effects.some((e) => "message" in e) ? this.leaseTerms?.() : undefined,
+      clock: issuedAt,
     });
     const reply = await this.scripts.writeOrder(
       keys.length,

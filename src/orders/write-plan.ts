@@ -37,6 +37,8 @@ export function planWrite(
     holdJobsMs?: number;
     outgoing?: Pick<OutgoingQueue, "spec">;
     lease?: LeaseTerms;
+    /** This process's clock (ms), for a take on a quiet queue (lua/writeOrder.lua `QUIET_MS`). */
+    clock?: number;
   },
 ): WritePlan {
   const keys: string[] = [orderKeys.order(next.id)];
@@ -107,7 +109,13 @@ export function planWrite(
     : [];
   if (opts.lease && mayTakeItself(specs.map((s) => s.member))) {
     const { leases, chats, leaseMs, globalMs, chatMs, horizonMs } = opts.lease;
-    ops.push("pace", keyIndex(leases), keyIndex(chats), `${leaseMs}:${globalMs}:${chatMs}:${horizonMs}`);
+    const clock = opts.clock === undefined ? "" : `:${Math.floor(opts.clock)}`;
+    ops.push(
+      "pace",
+      keyIndex(leases),
+      keyIndex(chats),
+      `${leaseMs}:${globalMs}:${chatMs}:${horizonMs}${clock}`,
+    );
     for (const spec of specs) add(spec.key, spec.score, spec.member, "lease");
   } else {
     for (const spec of specs) add(spec.key, spec.score, spec.member, "addnx");

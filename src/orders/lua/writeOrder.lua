@@ -16,8 +16,8 @@
             operations of one kind on one key are sent as one command.
             Two more let the write take its own messages (src/orders/write-plan.ts): 'pace'
             (key index of the outgoing leases, `score` the key index of the chats zset, `member`
-            "lease ms:global interval:chat interval:horizon") and 'lease' (the outgoing queue, the
-            message's queue score, the message): when the queue is empty, the global slot comes
+            "lease ms:global interval:chat interval:horizon[:writer's clock, ms]") and 'lease' (the
+            outgoing queue, the message's queue score, the message): when the queue is empty, the global slot comes
             within the horizon and the messages' chat is free by then, the messages are taken as
             src/outgoing/lua/takeOutgoing-3.lua would take them — the first at the global slot,
             the second (same chat) its chat interval later, apart from the pace — and leased to
@@ -28,9 +28,12 @@
 
   Returns 1 when written, 0 when the version did not match (another writer got in first),
   -1 when a 'cap' refused the write (nothing was written); written with its messages taken,
-  { 1, message 1, wait 1, lease end 1, apart 1, … } (wait in ms, lease end on Redis's clock,
-  apart 1 for the message reserved at its chat's free time).
+  { 1, message 1, wait 1, lease end 1, apart 1, … } (wait in ms, lease end on Redis's clock or,
+  for a quiet queue, the writer's (below), apart 1 for the message reserved at its chat's free
+  time).
 ]]
+-- How far the writer's clock may be from Redis's for a quiet queue's take to go by the writer's.
+local QUIET_MS = 1000
 local n = tonumber(ARGV[3])
 for j = 0, n - 1 do
   local i = 4 + j * 4
@@ -75,10 +78,12 @@ local i = 4
 for _ = 1, n do
   local op, k, score, member = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
   if op == 'pace' then
-    local leaseMs, globalMs, chatMs, horizon = string.match(member, '^(%d+):(%d+):(%d+):(%d+)$')
+    local leaseMs, globalMs, chatMs, horizon, clock =
+      string.match(member, '^(%d+):(%d+):(%d+):(%d+):?(%d*)$')
     pace = {
       leases = KEYS[k], chats = KEYS[tonumber(score)], leaseMs = tonumber(leaseMs),
       globalMs = tonumber(globalMs), chatMs = tonumber(chatMs), horizon = tonumber(horizon),
+      clock = tonumber(clock),
     }
   elseif op == 'lease' then
     queueKey = KEYS[k]
@@ -96,12 +101,21 @@ if #leasing == 0 then return 1 end
 
 -- The write's own messages: taken here when nothing waits before them, else queued.
 if pace and redis.call('ZCARD', queueKey) == 0 then
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   local chat = string.match(leasing[1].member, '^[^:]*:([^:]*)')
   local frees = redis.call('ZMSCORE', pace.chats, '*', chat)
-  local slot = math.max(now, tonumber(frees[1] or '0') or 0)
+  local reserved = tonumber(frees[1] or '0') or 0
   local free = tonumber(frees[2] or '0') or 0
+  -- Slots are kept on Redis's clock. When the last send reserved overall and the chat's were both
+  -- more than QUIET_MS before the writer's clock, any clock within QUIET_MS of Redis's puts the
+  -- messages after them, so the writer's clock stands in for a read of Redis's (a lone order).
+  local now
+  if pace.clock and reserved < pace.clock - QUIET_MS and free < pace.clock - QUIET_MS then
+    now = pace.clock
+  else
+    local t = redis.call('TIME')
+    now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  local slot = math.max(now, reserved)
   if slot <= now + pace.horizon and free <= slot then
     local reply, leases, at = { 1 }, {}, slot
     for j, m in ipairs(leasing) do
