@@ -13,7 +13,8 @@ import { FINAL_STATES, type OrderFilter, type OrderState } from "./types.js";
  *   P idx:inflight       zset createdAt → id of orders paid and not yet settled (paid, pending): the
  *                        operators' "pending" list
  *   P idx:state:<state>  zset createdAt → id, one per final state (filters, the archive sweep)
- *   P idx:open:<chatId>  zset expiresAt → id of the chat's unpaid quotes (draft, quoted): MAX_OPEN_QUOTES
+ *   P idx:open:<chatId>  zset expiresAt → id of the chat's unpaid quotes (draft, quoted): MAX_OPEN_QUOTES;
+ *                        a paid quote stays until the chat's next quote looks (lua/writeOrder.lua 'cap')
  *   P idx:attention      zset createdAt → id (rejected, stuck or refund needed)
  *   P jobs               zset dueAt(ms) → job (follow-up work, see jobs.ts)
  *   P alert:<kind>       throttle window of an operator alert kind

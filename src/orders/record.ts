@@ -4,7 +4,7 @@ import type { Order } from "./types.js";
  * How an order is stored: one string, `<version>|<state>|<json>` (keys.ts `order`). The version
  * comes first so that lua/writeOrder.lua can check it on the value `SET … GET` hands back: a
  * checked write is one command inside the script. The state is there for the scripts that decide
- * on it (lua/scheduleIfState-2.lua, lua/removeOrder-7.lua) without decoding the JSON.
+ * on it (lua/scheduleIfState-2.lua, lua/removeOrder-8.lua) without decoding the JSON.
  *
  * When the final message went out is a key of its own beside it (keys.ts `sent`): the sender
  * writes it without the version (see store.ts `markFinalNotified`).

@@ -10,7 +10,7 @@ import { FINAL_STATES, type Order } from "./types.js";
  *
  * One sweep takes at most `batch` orders: it appends them to their month files (fsynced), then
  * deletes each from Redis with its index entries and jobs in one atomic step that checks the
- * order is still at the archived version (lua/removeOrder-6.lua). A crash between the two leaves
+ * order is still at the archived version (lua/removeOrder-8.lua). A crash between the two leaves
  * the order in Redis and a line in the archive — archived again by a later sweep, a duplicate
  * line that readers ignore — never an order that is in neither. The sweep runs as the periodic
  * `archive:sweep` job, so one process at a time does it (the job's lease).

@@ -26,7 +26,7 @@ import { planWrite, takenOf } from "./write-plan.js";
  * (order-lists.ts).
  */
 
-const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-7"] as const;
+const SCRIPTS = ["writeOrder", "scheduleIfState-2", "removeOrder-8"] as const;
 
 /** Orders whose last seen version this process keeps, to write without reading first. */
 const RECENT_MAX = 2000;
@@ -284,11 +284,11 @@ export class OrderStore extends OrderLists {
 
   /**
    * Deletes an archived order, its index entries and its `jobs` (schedule members) in one atomic
-   * step, if it is still at `version` (lua/removeOrder-7.lua). False when it changed meanwhile.
+   * step, if it is still at `version` (lua/removeOrder-8.lua). False when it changed meanwhile.
    */
   async removeArchived(order: Order, version: number, jobs: readonly string[]): Promise<boolean> {
     this.recent.delete(order.id);
-    const res = await this.scripts["removeOrder-7"](
+    const res = await this.scripts["removeOrder-8"](
       this.keys.order(order.id),
       this.keys.sent(order.id),
       this.keys.all,
@@ -297,6 +297,7 @@ export class OrderStore extends OrderLists {
       this.keys.stateIndex(order.state) ?? this.keys.inflight,
       this.keys.attention,
       this.keys.jobs,
+      this.keys.open(order.customer.chatId),
       version,
       order.state,
       order.id,

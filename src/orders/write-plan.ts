@@ -11,7 +11,7 @@ import type { Order } from "./types.js";
  *
  * The indexes an order is in (keys.ts): `idx:all` and its chat's from creation, its state's index
  * (in flight, or its final state's), its chat's `idx:open` while it is an unpaid quote (scored by
- * expiry), `idx:attention` while it needs the operators. The write's effects add jobs (already
+ * expiry; a paid one until the chat's next quote), `idx:attention` while it needs the operators. The write's effects add jobs (already
  * leased to this process when `runHere` and `holdJobsMs` are given), take jobs off, and queue
  * messages for the outgoing queue (a message already waiting keeps its place). Given `lease`
  * terms, a write's one or two messages into one customer's chat (an order's final message and
@@ -70,7 +70,10 @@ export function planWrite(
   const wasOpen = prev !== null && isOpenQuote(prev);
   if (isOpenQuote(next) && (!wasOpen || prev.expiresAt !== next.expiresAt)) {
     add(openKey, next.expiresAt ?? next.createdAt, next.id);
-  } else if (wasOpen && !isOpenQuote(next)) {
+  } else if (wasOpen && !isOpenQuote(next) && next.state !== "paid") {
+    // A payment leaves the entry: the chat's next quote checks the cap, reads the state of the
+    // entries it would count and takes out those paid (lua/writeOrder.lua), so the payment, on
+    // every order's way, is one command shorter, and most customers' next quote finds it expired.
     rem(openKey, next.id);
   }
   // The final message's time is a key of its own (store.ts `markFinalNotified`): cleared with the

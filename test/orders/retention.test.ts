@@ -72,6 +72,7 @@ async function tracesOf(store: OrderStore, order: Order): Promise<string[]> {
     ["idx:chat", k.chat(order.customer.chatId)],
     [`idx:state:${order.state}`, k.stateIndex(order.state) ?? k.inflight],
     ["idx:attention", k.attention],
+    ["idx:open", k.open(order.customer.chatId)],
   ] as const) {
     if ((await redis.zscore(key, order.id)) !== null) found.push(name);
   }
@@ -111,6 +112,8 @@ describe("the archive sweep", () => {
       "jobs",
     ]);
     expect(await tracesOf(store, rejected)).toContain("idx:attention");
+    // Paid as a quote whose chat never asked for another: still listed among its open quotes.
+    await redis.zadd(store.keys.open(delivered.customer.chatId), delivered.createdAt, delivered.id);
 
     const res = await sweepArchive({ store, log }, { archive, ...RETENTION }, NOW);
 

@@ -360,6 +360,34 @@ describe("order store", () => {
     );
   });
 
+  it("leaves a paid quote in its chat's open index to the next quote, which takes it out and does not count it", async () => {
+    const s = new OrderStore(redis, uniquePrefix("store-open"));
+    const chat = { userId: 78, chatId: 78, locale: "en" as const };
+    const expiresAt = Date.now() + 60_000;
+    const first = sampleOrder({ state: "quoted", customer: chat, expiresAt });
+    const second = sampleOrder({ state: "quoted", customer: chat, expiresAt });
+    // A quote of an hour ago, paid and past its expiry.
+    const old = sampleOrder({ state: "quoted", customer: chat, expiresAt: Date.now() - 1 });
+    for (const o of [first, second, old]) expect(await s.createQuote(o, [], 5)).toBe("created");
+    expect(await s.write(old, 1, { ...old, state: "paid" }, [])).toBe(true);
+    const before = await commandsProcessed(redis);
+    expect(await s.write(first, 1, { ...first, state: "paid" }, [])).toBe(true);
+    // EVALSHA, SET, ZADD (in flight): no ZREM of the open index; then INFO.
+    expect((await commandsProcessed(redis)) - before).toBe(4);
+    const open = s.keys.open(chat.chatId);
+    expect((await redis.zrange(open, 0, -1)).sort()).toEqual([first.id, second.id, old.id].sort());
+    expect((await s.openQuotes(chat.chatId)).map((o) => o.id)).toEqual([second.id]);
+
+    // At the cap of two, the paid one is not counted: a new quote is taken, and the index keeps
+    // only the unpaid quotes.
+    const third = sampleOrder({ state: "draft", customer: chat, expiresAt });
+    expect(await s.createQuote(third, [], 2)).toBe("created");
+    expect((await redis.zrange(open, 0, -1)).sort()).toEqual([second.id, third.id].sort());
+    expect(await s.createQuote(sampleOrder({ state: "draft", customer: chat, expiresAt }), [], 2)).toBe(
+      "limit",
+    );
+  });
+
   it("moves the records of the earlier layout (hashes) at start-up, once, and any met later when read", async () => {
     const s = new OrderStore(redis, uniquePrefix("store-layout"));
     const legacy = async (o: Order, v: number, fn?: number) => {

@@ -37,6 +37,16 @@ describe("the plan of an order write", () => {
     ]);
   });
 
+  it("leaves a paid quote's entry in its chat's open index, and takes out a cancelled one", () => {
+    const quoted = sampleOrder({ state: "quoted", expiresAt: NOW + 900_000 });
+    const chat = quoted.customer.chatId;
+    expect(readable(quoted, { ...quoted, state: "paid" }).ops).toEqual([`add idx:inflight ${quoted.id}`]);
+    expect(readable(quoted, { ...quoted, state: "cancelled" }).ops).toEqual([
+      `add idx:state:cancelled ${quoted.id}`,
+      `rem idx:open:${chat} ${quoted.id}`,
+    ]);
+  });
+
   it("writes no index while an order moves within one (paid → pending), and moves it when it settles", () => {
     const paid = sampleOrder({ state: "paid" });
     const pending = { ...paid, state: "pending" as const };

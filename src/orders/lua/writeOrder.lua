@@ -38,10 +38,38 @@ local n = tonumber(ARGV[3])
 for j = 0, n - 1 do
   local i = 4 + j * 4
   if ARGV[i] == 'cap' then
-    -- Members scored at or below `score` (quotes past their expiry) do not count; their own
-    -- writes (expired, paid, cancelled) take them out of the zset.
+    -- The chat's entries are few: its unpaid quotes, and quotes paid since its last quote (a
+    -- payment leaves its entry to this look, src/orders/write-plan.ts). Members scored at or
+    -- below `score` (past their expiry) do not count and are taken out; when the rest reach the
+    -- limit, their records say which are still unpaid quotes, and the others are taken out too.
     local k = KEYS[tonumber(ARGV[i + 1])]
-    if redis.call('ZCOUNT', k, '(' .. ARGV[i + 2], '+inf') >= tonumber(ARGV[i + 3]) then
+    local now, most = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+    local entries = redis.call('ZRANGE', k, 0, -1, 'WITHSCORES')
+    local live, gone = {}, {}
+    for e = 1, #entries, 2 do
+      if tonumber(entries[e + 1]) > now then
+        live[#live + 1] = entries[e]
+      else
+        gone[#gone + 1] = entries[e]
+      end
+    end
+    local open = #live
+    if open >= most then
+      -- Records sit beside this one: `<prefix>ord:<id>`.
+      local prefix = string.match(KEYS[1], '^(.*)ord:[^:]*$')
+      open = 0
+      for _, id in ipairs(live) do
+        local rec = redis.call('GET', prefix .. 'ord:' .. id)
+        local state = rec and string.match(rec, '^%d+|([^|]*)|')
+        if state == 'draft' or state == 'quoted' then
+          open = open + 1
+        else
+          gone[#gone + 1] = id
+        end
+      end
+    end
+    if #gone > 0 then redis.call('ZREM', k, unpack(gone)) end
+    if open >= most then
       -- A record already there is a lost race (0), not the limit.
       if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
       return -1

@@ -10,6 +10,7 @@
   KEYS[5]   idx:state:<state> of the archived state
   KEYS[6]   idx:attention
   KEYS[7]   the job schedule
+  KEYS[8]   idx:open:<chat> of the order's customer (a paid quote may still be listed there)
   ARGV[1]   the archived version
   ARGV[2]   the archived state
   ARGV[3]   the order id (the member of the indexes)
@@ -25,6 +26,7 @@ redis.call('DEL', KEYS[1], KEYS[2])
 for k = 3, 6 do
   redis.call('ZREM', KEYS[k], ARGV[3])
 end
+redis.call('ZREM', KEYS[8], ARGV[3])
 if #ARGV >= 4 then
   redis.call('ZREM', KEYS[7], unpack(ARGV, 4))
 end
