@@ -13,7 +13,11 @@ export interface RedisProbeCounts {
   commands: number;
   /** Writes to Redis that wait for an answer: single commands plus one per pipeline. */
   roundTrips: number;
-  /** Commands sent by name; a script call as `evalsha <sha1>` (bench/rush.ts names the scripts). */
+  /**
+   * Commands sent by name; a script call as `evalsha <sha1>` (bench/rush.ts names the scripts), a
+   * ZRANGE with the last part of its key (`zrange jobs`, `zrange queue`, `zrange leases`: the only
+   * ZRANGEs the bot sends itself are its job worker's and dispatcher's idle looks).
+   */
   byCommand: Record<string, number>;
 }
 
@@ -31,7 +35,12 @@ const original = proto.sendCommand;
 proto.sendCommand = function (this: Redis, command, stream, node) {
   counts.commands += 1;
   const c = command as { name?: string; args?: unknown[] };
-  const name = c.name === "evalsha" ? `evalsha ${String(c.args?.[0])}` : String(c.name);
+  const name =
+    c.name === "evalsha"
+      ? `evalsha ${String(c.args?.[0])}`
+      : c.name === "zrange"
+        ? `zrange ${String(c.args?.[0]).split(":").pop()}`
+        : String(c.name);
   counts.byCommand[name] = (counts.byCommand[name] ?? 0) + 1;
   if (stream?.isPipeline) {
     if (!pipelines.has(stream)) {

@@ -455,6 +455,12 @@ export interface QuoteToFinalResult {
   redisByCommandPerOrder: Record<string, number>;
   /** What the bot sent per order by command, a script call by its file (`evalsha writeOrder`). */
   clientByCommandPerOrder?: Record<string, number>;
+  /**
+   * Of `redisCommandsPerOrder`, the idle looks of the processes' job worker and dispatcher that
+   * fell within the count (one ZRANGE each every 2 s whatever the orders, bench/redis-probe.ts):
+   * the rest is the orders' own.
+   */
+  idleLooksPerOrder: number;
   seconds: number;
 }
 
@@ -557,6 +563,8 @@ export async function quoteToFinal(customers: number): Promise<QuoteToFinalResul
     const diff = diffStats(before, after);
     diff.delete("info");
     const perOrder = (n: number) => n / Math.max(1, completed);
+    const byName =
+      probeBefore && probeAfter ? perOrderByName(probeBefore.byCommand, probeAfter.byCommand, perOrder) : undefined;
     return {
       customers,
       atQuote,
@@ -566,10 +574,10 @@ export async function quoteToFinal(customers: number): Promise<QuoteToFinalResul
         probeBefore && probeAfter ? perOrder(probeAfter.commands - probeBefore.commands) : Number.NaN,
       clientRoundTripsPerOrder:
         probeBefore && probeAfter ? perOrder(probeAfter.roundTrips - probeBefore.roundTrips) : Number.NaN,
-      clientByCommandPerOrder:
-        probeBefore && probeAfter
-          ? perOrderByName(probeBefore.byCommand, probeAfter.byCommand, perOrder)
-          : undefined,
+      clientByCommandPerOrder: byName,
+      idleLooksPerOrder: byName
+        ? sum(Object.entries(byName).flatMap(([c, k]) => (c.startsWith("zrange ") ? [k] : [])))
+        : Number.NaN,
       redisByCommandPerOrder: Object.fromEntries([...diff].map(([c, n]) => [c, perOrder(n)])),
       seconds,
     };
