@@ -29,7 +29,14 @@ export async function noteDeposit(
   balanceRub: number,
   opts: { resume?: boolean } = {},
 ): Promise<void> {
-  const resumed = await ctx.deposit.noteDeposit(rubToKopecks(balanceRub), opts);
+  // The spending of charges since the last write rides on the deposit's write (spending.ts).
+  const spent = ctx.store.spending.take();
+  const resumed = await ctx.deposit
+    .noteDeposit(rubToKopecks(balanceRub), { ...opts, fields: spent.fields })
+    .catch((err: unknown) => {
+      ctx.store.spending.giveBack(spent);
+      throw err;
+    });
   for (const kind of resumed) {
     ctx.log.info({ kind, balanceRub }, "product resumed: the deposit covers it again");
     await sendAlert(ctx, { kind: "product_resumed", details: { product: kind, balanceRub } });

@@ -7,7 +7,8 @@ import type { RedisClient } from "../redis/connect.js";
  * fail, no refund), and its product kind is paused; the deposit check resumes every paused kind
  * the deposit covers again. Shared by every process through Redis:
  *
- *   P deposit   hash { kopecks, at }            the last deposit read (balance job)
+ *   P deposit   hash { kopecks, at }            the last deposit read (balance job); the
+ *                                               deposit's spending per day too (spending.ts)
  *   P paused    hash kind → wholesale kopecks   what the refused quote needed
  *
  * Reads are cached in process memory for {@link CACHE_MS}, so a quote costs no extra round trip
@@ -90,10 +91,23 @@ export class DepositGuard {
    * since is seen by the periodic check (more often while anything is paused) and by the read a
    * refused quote pulls forward, which both resume.
    */
-  async noteDeposit(kopecks: number, opts: { resume?: boolean } = {}): Promise<ProductKind[]> {
+  async noteDeposit(
+    kopecks: number,
+    opts: { resume?: boolean; fields?: readonly string[] } = {},
+  ): Promise<ProductKind[]> {
+    // Other fields of the hash written in the same HSET (field, value, …): the spending per day.
+    const write = () =>
+      this.redis.hset(
+        this.depositKey,
+        "kopecks",
+        String(kopecks),
+        "at",
+        String(this.now()),
+        ...(opts.fields ?? []),
+      );
     if (opts.resume === false) {
       const known = this.cached;
-      await this.redis.hset(this.depositKey, { kopecks: String(kopecks), at: String(this.now()) });
+      await write();
       // A copy still within its window keeps its paused kinds and takes the new deposit.
       if (known && this.cached === known && this.now() - known.at < CACHE_MS) {
         this.cached = { at: known.at, state: { ...known.state, depositKopecks: kopecks } };
@@ -102,10 +116,7 @@ export class DepositGuard {
     }
     this.cached = undefined;
     const pausesBefore = this.pauses;
-    const [, paused] = await Promise.all([
-      this.redis.hset(this.depositKey, { kopecks: String(kopecks), at: String(this.now()) }),
-      this.redis.hgetall(this.pausedKey),
-    ]);
+    const [, paused] = await Promise.all([write(), this.redis.hgetall(this.pausedKey)]);
     const resumed = Object.entries(paused)
       .filter(([, needed]) => Number(needed) <= kopecks)
       .map(([kind]) => kind as ProductKind);

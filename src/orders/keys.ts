@@ -19,7 +19,10 @@ import { FINAL_STATES, type OrderFilter, type OrderState } from "./types.js";
  *   P jobs               zset dueAt(ms) → job (follow-up work, see jobs.ts)
  *   P alert:<kind>       throttle window of an operator alert kind
  *   P layout:orders      "2" once the start-up move of `order:<id>` hashes has gone through
- *   P spend:<YYYY-MM-DD> deposit charged by `pay` that UTC day, kopecks (the /balance runway; expires)
+ *   P deposit            hash { kopecks, at } the last deposit read (deposit-guard.ts), and
+ *                        spent:<YYYY-MM-DD>:<process> → kopecks, the deposit charged by `pay` that
+ *                        UTC day by one process (the /balance runway, spending.ts)
+ *   P spend:<YYYY-MM-DD> the same day's total as earlier versions counted it (read until it expires)
  */
 export interface OrderKeys {
   /** The prefix every key here starts with. */
@@ -47,7 +50,9 @@ export interface OrderKeys {
   readonly attention: string;
   readonly jobs: string;
   alertWindow(kind: string): string;
-  /** The deposit spent on one UTC day (`YYYY-MM-DD`), kopecks. */
+  /** The deposit's hash: the last deposit read and the spending per day and process. */
+  readonly deposit: string;
+  /** The deposit spent on one UTC day (`YYYY-MM-DD`) as earlier versions counted it, kopecks. */
   spendDay(day: string): string;
   /** The index behind an operator list filter. */
   filter(filter: OrderFilter): string;
@@ -77,6 +82,7 @@ export function orderKeys(prefix: string): OrderKeys {
     attention,
     jobs: `${prefix}jobs`,
     alertWindow: (kind) => `${prefix}alert:${kind}`,
+    deposit: `${prefix}deposit`,
     spendDay: (day) => `${prefix}spend:${day}`,
     filter: (f) =>
       f === "all"

@@ -1,26 +1,32 @@
+import { randomBytes } from "node:crypto";
 import type { RedisClient } from "../redis/connect.js";
 import type { EngineContext } from "./context.js";
 import type { Order } from "./types.js";
 
 /**
- * What the deposit paid out lately: one counter per UTC day (keys.ts, `spend:<day>`), added to
- * when `pay` is accepted (steps.ts) with the charge the reseller reported (the wholesale price
- * when it reported none). Reading the last 7 days is 7 GETs, whatever the number of orders.
+ * What the deposit paid out lately, per UTC day, added to when `pay` is accepted (steps.ts) with
+ * the charge the reseller reported (the wholesale price when it reported none). Counted once per
+ * order: only the process whose transition to `pending` won adds it.
  *
- * Counted once per order: only the process whose transition to `pending` won adds it. A process
- * gathers its charges for up to {@link SPENDING_FLUSH_MS} and adds them in one command, so a rush
- * of orders costs a few commands, not one per order; its own reads count what it has not written
- * yet, and stopping writes it. A crash loses what was gathered: the forecast is a little
- * optimistic then, never a charge counted twice.
+ * Each process keeps its own running total per day and writes it, as an absolute value, into a
+ * field of the deposit's hash (keys.ts `deposit`, field `spent:<day>:<process>`): with the deposit
+ * read that every charge pulls forward (deposit-pull.ts, alerts.ts `noteDeposit`), in the same
+ * HSET, so a charge's spending costs no command of its own; on its own when no such read carried
+ * it within {@link SPENDING_FLUSH_MS} (the read failed), and when the engine stops. A reader sums
+ * the fields of the days it asks for, this process's own from memory (it may not be written yet).
+ * A crash loses what was not written: the forecast is a little optimistic then, never a charge
+ * counted twice. The per-day counters of earlier versions (`spend:<day>`, expiring) are still
+ * added in until they are gone.
  */
 
 /** Days the pace is measured over: today (so far) and the 6 days before it. */
 export const SPENDING_WINDOW_DAYS = 7;
 const DAY_MS = 24 * 3600_000;
-/** A day's counter outlives the window a little, then Redis drops it. */
-const COUNTER_TTL_SECONDS = (SPENDING_WINDOW_DAYS + 3) * 24 * 3600;
-/** How long a process gathers charges before adding them to the day's counter. */
-export const SPENDING_FLUSH_MS = 2000;
+/** The longest a charge's spending waits for a deposit read to carry it before it is written alone. */
+export const SPENDING_FLUSH_MS = 10_000;
+/** Fields of days older than this are deleted when a reader meets them. */
+const KEEP_DAYS = SPENDING_WINDOW_DAYS + 3;
+const FIELD = /^spent:(\d{4}-\d{2}-\d{2}):(.+)$/;
 
 export interface RecentSpending {
   /** Deposit spent in the window, kopecks. */
@@ -29,29 +35,45 @@ export interface RecentSpending {
   windowMs: number;
 }
 
-/** The per-day counters in Redis. */
+/** Hash fields to write (field, value, …), and the days they carry. */
+export interface SpendingFields {
+  fields: string[];
+  days: string[];
+}
+
+/** The day totals in the deposit's hash. */
 export class DailySpending {
-  /** The counter this process made sure of (it exists with its lifetime). */
-  private dayMade: string | undefined;
-  /** Kopecks gathered per day and not written yet, with the counter's lifetime. */
-  private readonly gathered = new Map<string, { kopecks: number; ttlSeconds: number }>();
+  /** This process's fields: `spent:<day>:<this>`. */
+  private readonly me = randomBytes(6).toString("hex");
+  /** This process's spending per day (kopecks), and the days whose total is not written yet. */
+  private readonly totals = new Map<string, number>();
+  private readonly unwritten = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly keyOf: (day: string) => string,
+    private readonly keys: {
+      /** The deposit's hash (deposit-guard.ts), which the day totals are fields of. */
+      deposit: string;
+      /** The per-day counter of earlier versions. */
+      legacyDay: (day: string) => string;
+    },
     private readonly onError: (err: unknown) => void = () => {},
   ) {}
 
   /**
-   * Adds `kopecks` to the deposit spent on `day` (UTC, `YYYY-MM-DD`), written within
-   * {@link SPENDING_FLUSH_MS} together with the other charges of that time; the counter expires
-   * after `ttlSeconds`.
+   * Adds `kopecks` to this process's spending on `day` (UTC, `YYYY-MM-DD`), written with the next
+   * deposit read ({@link take}) or within {@link SPENDING_FLUSH_MS}.
    */
-  add(day: string, kopecks: number, ttlSeconds: number): void {
-    const before = this.gathered.get(day)?.kopecks ?? 0;
-    this.gathered.set(day, { kopecks: before + kopecks, ttlSeconds });
+  add(day: string, kopecks: number): void {
+    this.totals.set(day, (this.totals.get(day) ?? 0) + kopecks);
+    this.unwritten.add(day);
+    this.arm();
+  }
+
+  /** The backstop: what no deposit read carried is written on its own. */
+  private arm(): void {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -60,56 +82,80 @@ export class DailySpending {
     this.timer.unref();
   }
 
-  /** Writes what was gathered now (the engine's stop; tests). A failed write is kept for the next one. */
+  /**
+   * The fields of the totals not written yet, for a write of the deposit's hash to carry; they
+   * count as written from now on. A write that failed gives them back ({@link giveBack}).
+   */
+  take(): SpendingFields {
+    const days = [...this.unwritten];
+    this.unwritten.clear();
+    const fields = days.flatMap((day) => [this.field(day), String(this.totals.get(day) ?? 0)]);
+    return { fields, days };
+  }
+
+  /** The write that carried these fields failed: they are written with the next one. */
+  giveBack(taken: SpendingFields): void {
+    if (taken.days.length === 0) return;
+    for (const day of taken.days) this.unwritten.add(day);
+    this.arm();
+  }
+
+  /** Writes what is not written yet now (the engine's stop; tests). A failed write is kept for the next one. */
   flush(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    const batch = [...this.gathered];
-    this.gathered.clear();
-    this.writing = this.writing.then(() => this.write(batch));
+    const taken = this.take();
+    if (taken.days.length === 0) return this.writing;
+    this.writing = this.writing.then(async () => {
+      try {
+        await this.redis.hset(this.keys.deposit, ...taken.fields);
+      } catch (err) {
+        this.onError(err);
+        this.giveBack(taken);
+      }
+    });
     return this.writing;
   }
 
-  private async write(batch: [string, { kopecks: number; ttlSeconds: number }][]): Promise<void> {
-    for (const [day, { kopecks, ttlSeconds }] of batch) {
-      const key = this.keyOf(day);
-      try {
-        if (this.dayMade === key) {
-          await this.redis.incrby(key, kopecks);
-        } else {
-          // The day's first charge in this process makes sure the counter has its lifetime: the
-          // day's first charge of all makes the counter with it (SET NX EX, one command); one made
-          // by another process already is only added to.
-          const made = await this.redis.set(key, kopecks, "EX", ttlSeconds, "NX");
-          if (made !== "OK") await this.redis.incrby(key, kopecks);
-          this.dayMade = key;
-        }
-      } catch (err) {
-        this.onError(err);
-        // Gathered again and written with the next batch: a write that failed added nothing.
-        this.add(day, kopecks, ttlSeconds);
-      }
-    }
-  }
-
   /**
-   * The deposit spent on each of `days` (UTC, `YYYY-MM-DD`), kopecks, with what this process
-   * gathered and has not written yet; 0 for a day without a counter.
+   * The deposit spent on each of `days` (UTC, `YYYY-MM-DD`) by every process, kopecks: one
+   * HGETALL (and the earlier versions' counters in the same round trip); this process's own total
+   * from memory. Fields of days long past are deleted on the way.
    */
   async of(days: readonly string[]): Promise<number[]> {
-    // A batch being written is in neither place until its write is answered.
-    await this.writing;
-    const pipe = this.redis.pipeline();
-    for (const day of days) pipe.get(this.keyOf(day));
+    const pipe = this.redis.pipeline().hgetall(this.keys.deposit);
+    for (const day of days) pipe.get(this.keys.legacyDay(day));
     const rows = (await pipe.exec()) ?? [];
+    for (const [err] of rows) if (err) throw err;
+    const hash = (rows[0]?.[1] ?? {}) as Record<string, string>;
+    const byDay = new Map<string, number>();
+    const stale: string[] = [];
+    const oldest = Math.min(...days.map((d) => Date.parse(d))) - (KEEP_DAYS - SPENDING_WINDOW_DAYS) * DAY_MS;
+    for (const [field, value] of Object.entries(hash)) {
+      const m = FIELD.exec(field);
+      if (!m) continue;
+      const [, day, who] = m as unknown as [string, string, string];
+      if (Date.parse(day) < oldest) stale.push(field);
+      if (who === this.me) continue;
+      const n = Number(value);
+      if (Number.isSafeInteger(n) && n > 0) byDay.set(day, (byDay.get(day) ?? 0) + n);
+    }
+    if (stale.length > 0) await this.redis.hdel(this.keys.deposit, ...stale).catch(() => 0);
+    for (const day of this.totals.keys()) if (Date.parse(day) < oldest) this.totals.delete(day);
     return days.map((day, i) => {
-      const [err, value] = rows[i] ?? [null, null];
-      if (err) throw err;
-      const n = Number(value ?? 0);
-      return (Number.isSafeInteger(n) && n > 0 ? n : 0) + (this.gathered.get(day)?.kopecks ?? 0);
+      const legacy = Number(rows[i + 1]?.[1] ?? 0);
+      return (
+        (byDay.get(day) ?? 0) +
+        (Number.isSafeInteger(legacy) && legacy > 0 ? legacy : 0) +
+        (this.totals.get(day) ?? 0)
+      );
     });
+  }
+
+  private field(day: string): string {
+    return `spent:${day}:${this.me}`;
   }
 }
 
@@ -126,7 +172,7 @@ export function noteSpending(
   if (!moved.won || !moved.order) return;
   const kopecks = moved.order.chargedKopecks ?? moved.order.wholesaleKopecks ?? 0;
   if (!Number.isSafeInteger(kopecks) || kopecks <= 0) return;
-  ctx.store.spending.add(utcDay(ctx.now()), kopecks, COUNTER_TTL_SECONDS);
+  ctx.store.spending.add(utcDay(ctx.now()), kopecks);
 }
 
 /** The deposit spent today and in the 6 days before (UTC), and the time that covers. */

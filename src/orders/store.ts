@@ -78,7 +78,11 @@ export class OrderStore extends OrderLists {
   ) {
     super(redis, orderKeys(prefix), opts.now ?? Date.now);
     this.jobs = new JobSchedule(redis, this.keys.jobs);
-    this.spending = new DailySpending(redis, this.keys.spendDay, opts.onSpendingError);
+    this.spending = new DailySpending(
+      redis,
+      { deposit: this.keys.deposit, legacyDay: this.keys.spendDay },
+      opts.onSpendingError,
+    );
     this.outgoing = opts.outgoing;
     this.onEffects = opts.onEffects;
     this.replicaWait = opts.replicaWait;

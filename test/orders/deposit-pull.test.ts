@@ -119,11 +119,19 @@ describe("the deposit check after pay", () => {
     );
     const jobWrites: string[] = [];
     const pausedLooks: string[] = [];
+    const depositWrites: string[] = [];
     watchCommands(hh.redis, (command) => {
       const args = (command as unknown as { args: unknown[] }).args.map(String);
       const line = `${(command as unknown as { name: string }).name} ${args.join(" ")}`;
       if (args.includes("balance:check")) jobWrites.push(line);
       if (args.includes(`${hh.prefix}paused`)) pausedLooks.push(line);
+      const name = (command as unknown as { name: string }).name;
+      const write = !["hget", "hgetall", "get", "exists"].includes(name);
+      if (
+        write &&
+        (args.includes(`${hh.prefix}deposit`) || args.some((a) => a.startsWith(`${hh.prefix}spend:`)))
+      )
+        depositWrites.push(line);
     });
     const balanceReads = () => hh.sandbox.requests().filter((r) => r.path.endsWith("/balance")).length;
     const readsBefore = balanceReads();
@@ -146,6 +154,16 @@ describe("the deposit check after pay", () => {
     );
     expect(balanceReads()).toBe(readsBefore + 1);
     expect(jobWrites).toEqual([]);
+    // The charge's spending went in the same HSET as the deposit, and nothing else wrote it.
+    const spent = Object.entries(await hh.redis.hgetall(`${hh.prefix}deposit`)).filter(([f]) =>
+      f.startsWith("spent:"),
+    );
+    expect(spent).toEqual([
+      [expect.stringMatching(/^spent:\d{4}-\d{2}-\d{2}:/), String(pending.chargedKopecks)],
+    ]);
+    await hh.engine.stop();
+    expect(depositWrites).toHaveLength(1);
+    expect(depositWrites[0]).toMatch(/^hset .*deposit kopecks \d+ at \d+ spent:/);
     // A charge only lowered the deposit: nothing paused can be covered again, so it is not read.
     expect(pausedLooks).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DepositGuard } from "../../src/orders/deposit-guard.js";
 import { forecastRunway, RUNWAY_MAX_DAYS } from "../../src/orders/runway.js";
 import { recentSpending, utcDay } from "../../src/orders/spending.js";
 import { OrderStore } from "../../src/orders/store.js";
@@ -56,82 +57,92 @@ describe("deposit spending per day", () => {
     await redis.quit();
   });
 
-  it("sums today and the 6 days before, over 6 days plus today so far, and expires the counters", async () => {
-    const store = new OrderStore(redis, uniquePrefix("spend"));
+  it("sums today and the 6 days before, over 6 days plus today so far, every process's and the earlier counters", async () => {
+    const prefix = uniquePrefix("spend");
+    const store = new OrderStore(redis, prefix);
+    const other = new OrderStore(redis, prefix);
     const now = Date.UTC(2026, 10, 23, 6); // 06:00 UTC
-    store.spending.add(utcDay(now), 1_000, 3600);
-    store.spending.add(utcDay(now), 250, 3600);
-    store.spending.add(utcDay(now - 6 * DAY), 4_000, 3600);
-    store.spending.add(utcDay(now - 7 * DAY), 99_999, 3600); // a day too old
+    store.spending.add(utcDay(now), 1_000);
+    store.spending.add(utcDay(now), 250);
+    store.spending.add(utcDay(now - 6 * DAY), 4_000);
+    store.spending.add(utcDay(now - 7 * DAY), 99_999); // a day too old
+    other.spending.add(utcDay(now), 30);
     await store.spending.flush();
-    expect(await recentSpending(store.spending, now)).toEqual({
-      spentKopecks: 5_250,
-      windowMs: 6 * DAY + 6 * HOUR,
-    });
-    expect(await redis.ttl(store.keys.spendDay(utcDay(now)))).toBeGreaterThan(0);
-    expect(await recentSpending(store.spending, now + 30 * DAY)).toEqual({
+    await other.spending.flush();
+    // A day's counter as an earlier version kept it.
+    await redis.set(store.keys.spendDay(utcDay(now - DAY)), "700", "EX", 3600);
+    const expected = { spentKopecks: 5_980, windowMs: 6 * DAY + 6 * HOUR };
+    expect(await recentSpending(store.spending, now)).toEqual(expected);
+    expect(await recentSpending(other.spending, now)).toEqual(expected);
+    expect(await recentSpending(new OrderStore(redis, prefix).spending, now)).toEqual(expected);
+    // A month later nothing counts, and the fields of days long past are gone from the hash.
+    expect(await recentSpending(new OrderStore(redis, prefix).spending, now + 30 * DAY)).toEqual({
       spentKopecks: 0,
       windowMs: 6 * DAY + 6 * HOUR,
     });
+    expect(
+      Object.keys(await redis.hgetall(store.keys.deposit)).filter((f) => f.startsWith("spent:")),
+    ).toEqual([]);
   });
 
-  it("adds a process's charges of a few seconds in one command, counting them in its own reads before", async () => {
-    const store = new OrderStore(redis, uniquePrefix("spend"));
-    const now = Date.UTC(2026, 10, 23, 6);
-    const key = store.keys.spendDay(utcDay(now));
+  it("writes a process's charges with the next deposit read, in its HSET, counting them in its own reads before", async () => {
+    const prefix = uniquePrefix("spend");
+    const store = new OrderStore(redis, prefix);
+    const deposit = new DepositGuard(redis, prefix);
+    const now = Date.now();
     const writes: string[] = [];
     watchCommands(redis, (command) => {
-      if (command.args.map(String).includes(key)) writes.push(command.name);
+      if (
+        command.args.map(String).includes(store.keys.deposit) &&
+        command.name.startsWith("h") &&
+        command.name !== "hgetall"
+      )
+        writes.push(command.name);
     });
-    for (let i = 0; i < 50; i++) store.spending.add(utcDay(now), 100, 3600);
+    for (let i = 0; i < 50; i++) store.spending.add(utcDay(now), 100);
     // Not written yet, and still this process's spending.
-    expect(await redis.get(key)).toBeNull();
+    expect(await redis.exists(store.keys.deposit)).toBe(0);
     expect((await recentSpending(store.spending, now)).spentKopecks).toBe(5_000);
-    await eventually(async () => (await redis.get(key)) === "5000", 5000, "the gathered charges written");
-    // The day's first charge made the counter, with its lifetime, in one command.
-    expect(writes.filter((w) => w !== "get")).toEqual(["set"]);
-    expect(await redis.ttl(key)).toBeGreaterThan(0);
-    expect((await recentSpending(store.spending, now)).spentKopecks).toBe(5_000);
-    // A later batch only adds.
-    for (let i = 0; i < 10; i++) store.spending.add(utcDay(now), 10, 3600);
+    // The deposit read a charge pulls forward (alerts.ts noteDeposit) carries the day's total.
+    await deposit.noteDeposit(12_300, { resume: false, fields: store.spending.take().fields });
+    const hash = await redis.hgetall(store.keys.deposit);
+    expect(hash.kopecks).toBe("12300");
+    expect(Object.entries(hash).filter(([f]) => f.startsWith(`spent:${utcDay(now)}:`))).toEqual([
+      [expect.any(String), "5000"],
+    ]);
+    expect(writes).toEqual(["hset"]);
+    expect((await recentSpending(new OrderStore(redis, prefix).spending, now)).spentKopecks).toBe(5_000);
+    // Nothing left for the backstop to write.
     await store.spending.flush();
-    expect(await redis.get(key)).toBe("5100");
-    expect(writes.filter((w) => w !== "get" && w !== "ttl")).toEqual(["set", "incrby"]);
+    expect(writes).toEqual(["hset"]);
+    // A later charge: the running total, written on its own when no read carries it.
+    store.spending.add(utcDay(now), 100);
+    await store.spending.flush();
+    expect(writes).toEqual(["hset", "hset"]);
+    expect((await recentSpending(new OrderStore(redis, prefix).spending, now)).spentKopecks).toBe(5_100);
+    // A read that failed to write gives its fields back to the next write.
+    store.spending.add(utcDay(now), 50);
+    const lost = store.spending.take();
+    store.spending.giveBack(lost);
+    await store.spending.flush();
+    expect((await recentSpending(new OrderStore(redis, prefix).spending, now)).spentKopecks).toBe(5_150);
   });
 
-  it("adds to a day's counter that another process made, keeping its lifetime", async () => {
-    const prefix = uniquePrefix("spend");
-    const first = new OrderStore(redis, prefix);
-    const second = new OrderStore(redis, prefix);
-    const now = Date.UTC(2026, 10, 23, 6);
-    const key = first.keys.spendDay(utcDay(now));
-    first.spending.add(utcDay(now), 400, 3600);
-    await first.spending.flush();
-    second.spending.add(utcDay(now), 250, 7200);
-    await second.spending.flush();
-    second.spending.add(utcDay(now), 50, 7200);
-    await second.spending.flush();
-    expect(await redis.get(key)).toBe("700");
-    const ttl = await redis.ttl(key);
-    expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(3600);
-  });
-
-  it("keeps charges whose write failed and adds them with the next write", async () => {
+  it("keeps charges whose write failed and writes them with the next one", async () => {
     const broken = testRedis();
     const errors: unknown[] = [];
     const prefix = uniquePrefix("spend");
     const store = new OrderStore(broken, prefix, { onSpendingError: (err) => errors.push(err) });
     const now = Date.UTC(2026, 10, 23, 6);
-    store.spending.add(utcDay(now), 700, 3600);
+    store.spending.add(utcDay(now), 700);
     broken.disconnect();
     await store.spending.flush();
     expect(errors.length).toBeGreaterThan(0);
     expect((await recentSpending(new OrderStore(redis, prefix).spending, now)).spentKopecks).toBe(0);
     await broken.connect();
-    store.spending.add(utcDay(now), 300, 3600);
+    store.spending.add(utcDay(now), 300);
     await store.spending.flush();
-    expect(await redis.get(store.keys.spendDay(utcDay(now)))).toBe("1000");
+    expect((await recentSpending(new OrderStore(redis, prefix).spending, now)).spentKopecks).toBe(1_000);
     await broken.quit();
   });
 });
