@@ -564,7 +564,9 @@ export async function quoteToFinal(customers: number): Promise<QuoteToFinalResul
     diff.delete("info");
     const perOrder = (n: number) => n / Math.max(1, completed);
     const byName =
-      probeBefore && probeAfter ? perOrderByName(probeBefore.byCommand, probeAfter.byCommand, perOrder) : undefined;
+      probeBefore && probeAfter
+        ? perOrderByName(probeBefore.byCommand, probeAfter.byCommand, perOrder)
+        : undefined;
     return {
       customers,
       atQuote,
