@@ -4,7 +4,6 @@ import { DepositGuard } from "../../src/orders/deposit-guard.js";
 import { forecastRunway, RUNWAY_MAX_DAYS } from "../../src/orders/runway.js";
 import { recentSpending, utcDay } from "../../src/orders/spending.js";
 import { OrderStore } from "../../src/orders/store.js";
-import { eventually } from "../helpers/recording-notifier.js";
 import { testRedis, uniquePrefix, watchCommands } from "../helpers/redis.js";
 
 const HOUR = 3600_000;
