@@ -143,7 +143,11 @@ export class DailySpending {
       if (Number.isSafeInteger(n) && n > 0) byDay.set(day, (byDay.get(day) ?? 0) + n);
     }
     if (stale.length > 0) await this.redis.hdel(this.keys.deposit, ...stale).catch(() => 0);
-    for (const day of this.totals.keys()) if (Date.parse(day) < oldest) this.totals.delete(day);
+    for (const day of this.totals.keys()) {
+      if (Date.parse(day) >= oldest) continue;
+      this.totals.delete(day);
+      this.unwritten.delete(day);
+    }
     return days.map((day, i) => {
       const legacy = Number(rows[i + 1]?.[1] ?? 0);
       return (

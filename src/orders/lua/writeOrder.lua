@@ -17,17 +17,18 @@
             Two more let the write take its own messages (src/orders/write-plan.ts): 'pace'
             (key index of the outgoing leases, `score` the key index of the chats zset, `member`
             "lease ms:global interval:chat interval:horizon[:writer's clock, ms]") and 'lease' (the
-            outgoing queue, the message's queue score, the message): when the queue is empty, the global slot comes
-            within the horizon and the messages' chat is free by then, the messages are taken as
-            src/outgoing/lua/takeOutgoing-3.lua would take them — the first at the global slot,
-            the second (same chat) its chat interval later, apart from the pace — and leased to
-            the writer; otherwise they are queued ('addnx').
+            outgoing queue, the message's queue score, the message): when the queue is empty, the
+            global slot comes within the horizon and the messages' chat is free by then, the
+            messages are taken as src/outgoing/lua/takeOutgoing-3.lua would take them — the first
+            at the global slot, the second (same chat) its chat interval later, apart from the
+            pace — and leased to the writer; otherwise they are queued ('addnx').
 
   The record is written and its version checked in one command: `SET … XX GET` answers the value
   it replaced, which is put back in the rare case its version was not the one read.
 
   Returns 1 when written, 0 when the version did not match (another writer got in first),
-  -1 when a 'cap' refused the write (nothing was written); written with its messages taken,
+  -1 when a 'cap' refused the write (nothing was written but the cap's tidying of the chat's
+  open-quote index); written with its messages taken,
   { 1, message 1, wait 1, lease end 1, apart 1, … } (wait in ms, lease end on Redis's clock or,
   for a quiet queue, the writer's (below), apart 1 for the message reserved at its chat's free
   time).
