@@ -45,7 +45,7 @@ export interface DispatcherOptions {
  * idle process reads the earliest lease's end instead, in its idle look, and takes only when a
  * lease has ended.
  */
-export const HOUSEKEEPING_EVERY_MS = 5000;
+const HOUSEKEEPING_EVERY_MS = 5000;
 
 /** Default lease of a taken message: a dead holder's message goes out again within seconds. */
 export const MESSAGE_LEASE_MS = 10_000;
