@@ -10,6 +10,8 @@ import type { Gift, NeuralItem } from "../../../src/reseller/types.js";
  */
 export class FakeOrders implements OrdersApi {
   readonly orders = new Map<string, Order>();
+  /** Order ids by chat, as quoted: a chat's list reads its own orders, not all of them (the logic bench quotes thousands). */
+  private readonly byChat = new Map<number, string[]>();
   readonly quotes: QuoteInput[] = [];
   readonly paid: { orderId: string; receipt: PaymentReceipt }[] = [];
   readonly confirmed: string[] = [];
@@ -50,6 +52,9 @@ export class FakeOrders implements OrdersApi {
       ...(input.cardMessageId !== undefined ? { cardMessageId: input.cardMessageId } : {}),
     };
     this.orders.set(order.id, order);
+    const ids = this.byChat.get(order.customer.chatId);
+    if (ids) ids.push(order.id);
+    else this.byChat.set(order.customer.chatId, [order.id]);
     return order;
   }
 
@@ -122,8 +127,8 @@ export class FakeOrders implements OrdersApi {
   }
 
   async listByChat(chatId: number, offset: number, limit: number) {
-    const all = [...this.orders.values()]
-      .filter((o) => o.customer.chatId === chatId)
+    const all = (this.byChat.get(chatId) ?? [])
+      .flatMap((id) => this.orders.get(id) ?? [])
       .sort((a, b) => b.createdAt - a.createdAt);
     return { items: all.slice(offset, offset + limit), total: all.length };
   }
