@@ -257,4 +257,27 @@ describe("paying a Stars quote", () => {
     expect(edit.payload.message_id).toBe(order.cardMessageId);
     expect(edit.payload.text).toContain("Cancelled.");
   });
+
+  it("ends the questions on screen with /cancel and says nothing was ordered", async () => {
+    await h.send(textUpdate(ALICE, "/start"));
+    await press("⭐ Telegram Stars");
+    await h.send(textUpdate(ALICE, "/cancel"));
+    expect(h.tg.lastText()).toBe("✖️ Cancelled. Nothing was ordered. /start to begin again.");
+    // The flow is over: a typed amount is no answer to anything now.
+    await h.send(textUpdate(ALICE, "100"));
+    expect(h.orders.quotes).toHaveLength(0);
+    expect(h.tg.lastText()).not.toContain("Who gets it?");
+  });
+
+  it("leaves an earlier unpaid quote alone when /cancel ends the questions of a new one", async () => {
+    const order = await quoted();
+    await h.send(textUpdate(ALICE, "/start"));
+    await press("⭐ Telegram Stars");
+    await h.send(textUpdate(ALICE, "/cancel"));
+    expect(order.state).toBe("quoted");
+    expect(h.tg.lastText()).toBe("✖️ Cancelled. Nothing was ordered. /start to begin again.");
+    // The next /cancel, with no questions on screen, is for that quote.
+    await h.send(textUpdate(ALICE, "/cancel"));
+    expect(order.state).toBe("cancelled");
+  });
 });

@@ -32,8 +32,11 @@ export function productFlows(defs: readonly FlowDef<unknown>[], deps: FlowDeps) 
         ctx.session.flow = undefined;
         await new FlowRun(ctx, rec, def, deps).start();
       },
+      left: false,
       leave() {
-        if (ctx.chatId !== undefined && ctx.session.flow !== undefined) ctx.session.flow = undefined;
+        if (ctx.chatId === undefined || ctx.session.flow === undefined) return;
+        if (activeFlow(ctx.session) !== undefined) this.left = true;
+        ctx.session.flow = undefined;
       },
     };
     return next();

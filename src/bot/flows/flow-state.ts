@@ -67,6 +67,8 @@ export interface FlowControl {
   enter(kind: ProductKind, locale: Locale): Promise<void>;
   /** Leaves the flow in progress, if any. */
   leave(): void;
+  /** Whether this update left a flow in progress (a command typed mid-flow, such as /cancel). */
+  left: boolean;
 }
 
 /** Session fields where an earlier release kept flows (a replay log); removed when seen. */
