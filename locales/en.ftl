@@ -244,6 +244,7 @@ final-rejected = ❌ <b>Order #{ $id } was refused by the supplier</b>
     { $item }
 final-reason = Reason: { $reason }
 final-no-reason = not given
+final-reason-unavailable = the shop cannot place this order right now
 final-support = Support: { $contact }
 final-tx = Transaction: { $tx }
 final-codes = { $count ->

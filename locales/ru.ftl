@@ -249,6 +249,7 @@ final-rejected = ❌ <b>Поставщик отклонил заказ #{ $id }<
     { $item }
 final-reason = Причина: { $reason }
 final-no-reason = не указана
+final-reason-unavailable = магазин сейчас не может оформить этот заказ
 final-support = Поддержка: { $contact }
 final-tx = Транзакция: { $tx }
 final-codes = { $count ->

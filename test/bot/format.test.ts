@@ -197,6 +197,31 @@ describe("the final message", () => {
     expect(text).toContain("⭐ 823 звезды возвращены.");
   });
 
+  it("tells the customer of a refused pay what it means for them, not the shop's error", () => {
+    const refused = (rejectReason: string, opts: typeof en | typeof ru = en) =>
+      renderFinal(
+        order({
+          state: "rejected",
+          rejectReason,
+          errorMessage:
+            "Reseller deposit does not cover the order (402 insufficient_funds) at POST /api/reseller/order/pay: Insufficient deposit",
+          refund: "done",
+        }),
+        opts,
+      );
+    const funds = refused("insufficient_funds");
+    expect(funds).toContain("Reason: the shop cannot place this order right now");
+    expect(refused("auth")).toContain("Reason: the shop cannot place this order right now");
+    expect(refused("bad_request")).toContain("Reason: not given");
+    expect(refused("insufficient_funds", ru)).toContain(
+      "Причина: магазин сейчас не может оформить этот заказ",
+    );
+    for (const text of [funds, refused("bad_request"), refused("insufficient_funds", ru)]) {
+      expect(text).not.toMatch(/deposit|402|\/api\/|Reseller/);
+      expect(text).toContain("823");
+    }
+  });
+
   it("keeps a huge payload under Telegram's message limit", () => {
     const codes = Array.from({ length: 500 }, (_, i) => `CODE-${i}-XXXXXXXXXX`);
     const text = renderFinal(order({ state: "delivered", deliveredPayload: { codes } }), en);

@@ -100,6 +100,21 @@ export function renderPayload(payload: Record<string, unknown> | undefined, t: T
   return kept;
 }
 
+/**
+ * Why an order did not go through, for its customer. A failed delivery gives the reseller's own
+ * reason (about the recipient, the account…). A refused `pay` is an error of the shop's request
+ * (its status, the API's path, the deposit): the customer reads only whether the shop cannot
+ * place orders now, and the error itself goes to the operators' alert and order card.
+ */
+/** Refusals of `pay` that are the shop's own standing with the reseller (its deposit, its API key). */
+const SHOP_SIDE = ["insufficient_funds", "auth"];
+
+function customerReason(order: Order, t: FormatOptions["t"]): string {
+  if (order.state === "rejected")
+    return t(SHOP_SIDE.includes(order.rejectReason ?? "") ? "final-reason-unavailable" : "final-no-reason");
+  return order.errorMessage ? escapeHtml(order.errorMessage) : t("final-no-reason");
+}
+
 /** The one message a customer gets when an order reaches delivered, failed or rejected. */
 export function renderFinal(order: Order, opts: FormatOptions): string {
   const { t, locale } = opts;
@@ -113,7 +128,7 @@ export function renderFinal(order: Order, opts: FormatOptions): string {
     if (payload.length > 0) head.push("", ...payload);
     return head.join("\n");
   }
-  const reason = order.errorMessage ? escapeHtml(order.errorMessage) : t("final-no-reason");
+  const reason = customerReason(order, t);
   head.push(
     t(order.state === "rejected" ? "final-rejected" : "final-failed", { id: shortId(order.id), item }),
     t("final-reason", { reason }),
