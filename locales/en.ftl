@@ -188,6 +188,7 @@ status-cancelled = cancelled
 
 invoice-title = Order #{ $id }
 invoice-description = { $item } · for { $recipient }
+invoice-description-login = { $item } · Steam login { $login }
 pay-not-found = This order is not yours or no longer exists.
 pay-expired = The price has expired.
 pay-not-quoted = This order can no longer be paid: it is { $status }.

@@ -191,6 +191,7 @@ status-cancelled = отменён
 
 invoice-title = Заказ #{ $id }
 invoice-description = { $item } · для { $recipient }
+invoice-description-login = { $item } · логин Steam { $login }
 pay-not-found = Этот заказ не ваш или больше не существует.
 pay-expired = Цена устарела.
 pay-not-quoted = Этот заказ уже нельзя оплатить: он { $status }.

@@ -84,6 +84,11 @@ describe("the Steam flow", () => {
       quantity: 750,
     });
     expect(h.tg.lastText()).toContain("Steam login: gaben_fan");
+    // The invoice names the Steam login as the card does: no "@" of a Telegram username.
+    await press(/^💳 Pay/);
+    expect(h.tg.last("sendInvoice")?.payload.description).toBe(
+      "🎮 Steam top-up of ₽750 · Steam login gaben_fan",
+    );
   });
 });
 
@@ -101,6 +106,9 @@ describe("the AI services flow", () => {
       title: "Midjourney",
       emoji: "🎨",
     });
+    // No recipient: the invoice says what is bought, and no "for —".
+    await press(/^💳 Pay/);
+    expect(h.tg.last("sendInvoice")?.payload.description).toBe("🎨 Midjourney");
   });
 });
 

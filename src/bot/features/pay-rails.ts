@@ -56,6 +56,18 @@ function itemLine(speech: Speech, order: Order): string {
   return stripHtml(describeItem(order.item, speech.t, speech.locale));
 }
 
+/**
+ * The invoice's plain-text description: what is bought and, as the card says it, for whom (a
+ * Telegram username) or into which Steam account (a login, no "@"); only what is bought when the
+ * product has no recipient (AI items, games).
+ */
+function invoiceDescription(t: Speech["t"], item: string, order: Order): string {
+  const recipient = order.item.recipient;
+  if (!recipient) return item;
+  if (order.item.kind === "steam") return t("invoice-description-login", { item, login: recipient });
+  return t("invoice-description", { item, recipient: `@${recipient}` });
+}
+
 /** Sends the Telegram invoice of a quoted order on a Telegram rail (Stars, or a provider's roubles). */
 export async function sendTelegramInvoice(
   ctx: BotContext,
@@ -66,10 +78,7 @@ export async function sendTelegramInvoice(
   const { t } = speech;
   const item = itemLine(speech, order);
   const title = t("invoice-title", { id: shortId(order.id) }).slice(0, 32);
-  const description = t("invoice-description", {
-    item,
-    recipient: order.item.recipient ? `@${order.item.recipient}` : "—",
-  }).slice(0, 255);
+  const description = invoiceDescription(t, item, order).slice(0, 255);
   // Stars need no payment provider; roubles go through PAYMENT_PROVIDER_TOKEN's.
   const stars = rail === "stars";
   const amount = (stars ? (order.starsAmount ?? order.amount) : order.priceKopecks) ?? 0;
