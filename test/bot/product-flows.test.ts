@@ -215,6 +215,12 @@ describe("commands", () => {
     await press(/^6\./);
     expect(h.tg.lastText()).toContain("🧾 <b>Order #");
     expect(h.tg.lastText()).toContain("⭐ 100 Telegram Stars");
+    // An unpaid order's card shown again is the one its payment (an invoice sent from it) moves.
+    const quote = h.orders.quotes[0]!;
+    const first = h.orders.orders.get(quote.orderId)!;
+    expect(h.orders.cardMessageWrites).toBe(1);
+    expect(first.cardMessageId).toBeDefined();
+    expect(first.cardMessageId).not.toBe(quote.cardMessageId);
   });
 
   it("/language switches to Russian and keeps it", async () => {

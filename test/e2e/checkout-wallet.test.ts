@@ -95,6 +95,34 @@ describe("paying from the wallet", () => {
     });
   });
 
+  it("paying from the wallet on a card shown again from /orders moves that card", async () => {
+    const { h, ledger } = await shop();
+    const c = newAppCustomer(h.telegram);
+    await topUp(ledger, c, 100_000);
+    const first = await starsCard(c, 50);
+    await c.sendText("/orders");
+    await c.pressButton(/^1\. #/, T);
+    const again = await c.waitFor(
+      (msgs) =>
+        msgs.some(
+          (m) => m.from === "bot" && m.messageId > first.messageId && /🧾 Order #/.test(m.text ?? ""),
+        ),
+      10_000,
+    );
+    const shown = again.filter((m) => m.from === "bot" && /🧾 Order #/.test(m.text ?? "")).at(-1)!;
+    expect(shown.messageId).not.toBe(first.messageId);
+    await c.pressButton(WALLET_BUTTON, { ...T, messageId: shown.messageId });
+    await c.waitForBotMessage(DELIVERED, 20_000);
+    // The card the customer paid on says delivered, with no pay buttons left on it.
+    await c.waitFor(
+      (msgs) => /Delivered\./.test(msgs.find((m) => m.messageId === shown.messageId)?.text ?? ""),
+      20_000,
+    );
+    expect(c.buttons(shown.messageId).filter((b) => /Pay|wallet/.test(b))).toEqual([]);
+    const order = await h.app.orders.get(onlyOrderId(h));
+    expect(order?.cardMessageId).toBe(shown.messageId);
+  });
+
   it("a double tap debits once", async () => {
     const { h, ledger } = await shop();
     const c = newAppCustomer(h.telegram);

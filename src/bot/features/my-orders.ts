@@ -1,4 +1,5 @@
 import type { Composer } from "grammy";
+import { NEXT_STATES } from "../../orders/lifecycle.js";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { ORDERS_PAGE_SIZE, renderOrdersPage } from "../format/orders-list.js";
@@ -46,7 +47,11 @@ export function myOrdersFeature(): Composer<BotContext> {
     if (!order || order.customer.chatId !== ctx.chat?.id)
       return answerQuietly(ctx, ctx.t("pay-not-found"), true);
     await answerQuietly(ctx);
-    await showCard(ctx, order);
+    const messageId = await showCard(ctx, order);
+    // The card shown last is the one the customer acts on: an order that still moves (paid,
+    // delivered…) is followed there from now on.
+    if (messageId !== undefined && messageId !== order.cardMessageId && NEXT_STATES[order.state].length > 0)
+      await ctx.deps.orders.setCardMessage(order.id, messageId);
   });
   return c;
 }

@@ -124,10 +124,11 @@ async function payFromWallet(ctx: BotContext, order: Order): Promise<void> {
   if (r.ok) {
     await answerQuietly(ctx, ctx.t("wallet-paid", { balance: formatRub(r.balanceKopecks, locale) }));
     if (ctx.session.lastQuoteId === order.id) ctx.session.lastQuoteId = undefined;
+    // The card whose button was tapped shows the payment (an order's card can be shown again from /orders).
     const messageId = await showCard(
       ctx,
       r.order,
-      r.order.cardMessageId ?? ctx.callbackQuery?.message?.message_id,
+      ctx.callbackQuery?.message?.message_id ?? r.order.cardMessageId,
     );
     if (messageId !== undefined && messageId !== r.order.cardMessageId) {
       await ctx.deps.orders.setCardMessage(r.order.id, messageId);
