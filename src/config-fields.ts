@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 /**
@@ -62,11 +63,14 @@ export const idList = (label: string) =>
       .split(",")
       .map((p) => p.trim())
       .filter(Boolean);
-    const bad = parts.filter((p) => !/^-?\d{1,20}$/.test(p));
+    // Telegram user ids are positive; past 2^53 a number would silently become another id.
+    const bad = parts.filter(
+      (p) => !/^\d{1,16}$/.test(p) || !Number.isSafeInteger(Number(p)) || Number(p) <= 0,
+    );
     if (bad.length > 0) {
       ctx.addIssue({
         code: "custom",
-        message: `${label} must be integers, not ${bad.map((b) => `"${b}"`).join(", ")}`,
+        message: `${label} must be positive whole numbers, not ${bad.map((b) => `"${b}"`).join(", ")}`,
       });
       return z.NEVER;
     }
@@ -99,6 +103,22 @@ export const hostPortList = optionalString.transform((v, ctx) => {
   }
   return nodes;
 });
+
+/**
+ * A host to listen on: an IP address (v4 or v6) or a host name. A dotted quad that is no IPv4
+ * address ("999.1.1.1") is refused here rather than by the listener after start-up.
+ */
+export const host = (def: string) =>
+  optionalString.transform((v, ctx) => {
+    if (v === undefined) return def;
+    const name = /^\w(?:[\w-]{0,61}\w)?(?:\.\w(?:[\w-]{0,61}\w)?)*$/;
+    const numeric = /^[\d.]+$/.test(v);
+    if (isIP(v) === 0 && (numeric || !name.test(v) || v.length > 253)) {
+      ctx.addIssue({ code: "custom", message: `must be an IP address or a host name, got "${v}"` });
+      return z.NEVER;
+    }
+    return v;
+  });
 
 export const enumOf = <T extends readonly [string, ...string[]]>(values: T, def: T[number]) =>
   optionalString.transform((v, ctx) => {

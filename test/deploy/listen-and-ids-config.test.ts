@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { createConfig } from "../../src/config.js";
+import { minimalEnv, problemsOf } from "../helpers/config-env.js";
+
+describe("OPERATOR_IDS and ALLOWED_USER_IDS", () => {
+  it("take comma-separated Telegram user ids", () => {
+    const config = createConfig({
+      ...minimalEnv,
+      OPERATOR_IDS: " 42, 7001 ",
+      ALLOWED_USER_IDS: "9007199254740991",
+    });
+    expect(config.operatorIds).toEqual([42, 7001]);
+    expect(config.allowedUserIds).toEqual([9007199254740991]);
+  });
+
+  it("refuse ids that are no user's: too large to hold exactly, zero, negative, words", () => {
+    const problems = problemsOf({
+      ...minimalEnv,
+      OPERATOR_IDS: "9007199254740993,12345678901234567890",
+      ALLOWED_USER_IDS: "5,-5,0,bob",
+    });
+    expect(problems.get("OPERATOR_IDS")).toMatch(
+      /positive whole numbers.*"9007199254740993", "12345678901234567890"/,
+    );
+    expect(problems.get("ALLOWED_USER_IDS")).toMatch(/positive whole numbers.*"-5", "0", "bob"/);
+    expect(problems.get("ALLOWED_USER_IDS")).not.toMatch(/"5"/);
+  });
+});
+
+describe("HTTP_HOST", () => {
+  it("takes an IP address or a host name, 0.0.0.0 by default", () => {
+    expect(createConfig(minimalEnv).httpHost).toBe("0.0.0.0");
+    for (const ok of ["127.0.0.1", "::", "::1", "localhost", "shop-bot", "bot_1.internal", "api.example.com"])
+      expect(createConfig({ ...minimalEnv, HTTP_HOST: ok }).httpHost, ok).toBe(ok);
+  });
+
+  it("is named beside every other bad variable when it is neither", () => {
+    for (const bad of ["999.1.1.1", "1.2.3", "bad host", "-lead.example", "http://x"]) {
+      const problems = problemsOf({ ...minimalEnv, HTTP_HOST: bad, LOG_LEVEL: "x" });
+      expect(problems.get("HTTP_HOST"), bad).toMatch(/IP address or a host name/);
+      expect(problems.get("LOG_LEVEL"), bad).toBeDefined();
+    }
+  });
+});
