@@ -20,13 +20,53 @@ export interface UpdateIntake {
 /** Records the payments a batch of updates carries (idempotent); rejects when they cannot be recorded. */
 export type RecordPayments = (updates: Update[]) => Promise<void>;
 
+/** Kinds of update whose object names its chat (`chat.id`), which the intake orders updates by. */
+const WITH_CHAT = new Set([
+  "message",
+  "edited_message",
+  "channel_post",
+  "edited_channel_post",
+  "business_message",
+  "edited_business_message",
+  "my_chat_member",
+  "chat_member",
+  "chat_join_request",
+  "message_reaction",
+  "message_reaction_count",
+  "chat_boost",
+  "removed_chat_boost",
+]);
+
+type Fields = Record<string, unknown>;
+const isObject = (v: unknown): v is Fields => typeof v === "object" && v !== null && !Array.isArray(v);
+const hasId = (v: unknown) => isObject(v) && typeof v.id === "number";
+
+/**
+ * An update as Telegram shapes it, as far as the bot relies on before its handlers: a numeric
+ * `update_id`, each other field an object, a chat where the kind has one (the callback's message
+ * too), a numeric sender where one is named. Kinds and fields the bot does not know pass as they are.
+ */
 function parseUpdate(raw: Buffer): Update | undefined {
+  let update: unknown;
   try {
-    const update = JSON.parse(raw.toString("utf8")) as Update | null;
-    return typeof update?.update_id === "number" ? update : undefined;
+    update = JSON.parse(raw.toString("utf8"));
   } catch {
     return undefined;
   }
+  if (!isObject(update) || typeof update.update_id !== "number") return undefined;
+  for (const [kind, value] of Object.entries(update)) {
+    if (kind === "update_id") continue;
+    if (!isObject(value)) return undefined;
+    if (WITH_CHAT.has(kind) && !hasId(value.chat)) return undefined;
+    if (value.from !== undefined && !hasId(value.from)) return undefined;
+    if (
+      kind === "callback_query" &&
+      value.message !== undefined &&
+      !(isObject(value.message) && hasId(value.message.chat))
+    )
+      return undefined;
+  }
+  return update as unknown as Update;
 }
 
 /**

@@ -114,6 +114,23 @@ describe("the Telegram webhook route", () => {
       headers: { ...headers, "x-telegram-bot-api-secret-token": "s3cret-token" },
     });
     expect(bad.status).toBe(400);
+    // With the right secret, an update Telegram would never send is refused too, and nothing runs.
+    for (const shape of [
+      { update_id: 7_000_005, message: {} },
+      { update_id: 7_000_006, message: "text" },
+      { update_id: 7_000_007, my_chat_member: {} },
+      { update_id: 7_000_008, callback_query: { id: "1", from: { id: 5 }, message: {} } },
+      { update_id: 7_000_009, callback_query: { id: "1", from: "alice" } },
+      [1, 2],
+      { message: { chat: { id: 1 } } },
+    ]) {
+      const res = await fetch(url, {
+        method: "POST",
+        body: JSON.stringify(shape),
+        headers: { ...headers, "x-telegram-bot-api-secret-token": "s3cret-token" },
+      });
+      expect(res.status, JSON.stringify(shape)).toBe(400);
+    }
     const ok = await fetch(url, {
       method: "POST",
       body,
