@@ -1,4 +1,18 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { resolveWithin } from "./util/timers.js";
+
+/**
+ * How long a scrape waits for a depth read from Redis: a Redis down or hung makes the gauge -1
+ * rather than the scrape hang (/readyz says why).
+ */
+const DEPTH_TIMEOUT_MS = 250;
+
+const depth = (read: () => Promise<number>) =>
+  resolveWithin(
+    read().catch(() => -1),
+    DEPTH_TIMEOUT_MS,
+    -1,
+  );
 
 /** Prometheus metrics of one process (GET /metrics). */
 export function createMetrics(opts: {
@@ -48,7 +62,7 @@ export function createMetrics(opts: {
     help: "Follow-up jobs scheduled or running (all processes)",
     registers: [registry],
     async collect() {
-      this.set(await opts.queueDepth().catch(() => -1));
+      this.set(await depth(opts.queueDepth));
     },
   });
   new Gauge({
@@ -56,7 +70,7 @@ export function createMetrics(opts: {
     help: "Messages the bot sends on its own (final messages, alerts, card updates) waiting or being sent (all processes)",
     registers: [registry],
     async collect() {
-      this.set(await (opts.outgoingDepth?.() ?? Promise.resolve(0)).catch(() => -1));
+      this.set(opts.outgoingDepth ? await depth(opts.outgoingDepth) : 0);
     },
   });
   return {

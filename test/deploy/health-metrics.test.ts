@@ -96,6 +96,12 @@ describe("health, readiness and metrics of the running app", () => {
     try {
       for (let i = 0; i < 3; i += 1)
         expect(await probe()).toEqual({ status: 503, body: "redis unavailable\n" });
+      // A scrape answers too, its depths read from Redis as unknown (-1).
+      const scrape = await fetch(`${h.app.http.url}/metrics`, { signal: AbortSignal.timeout(1_500) });
+      const body = await scrape.text();
+      expect(scrape.status).toBe(200);
+      expect(body).toMatch(/^shopbot_queue_depth -1$/m);
+      expect(body).toMatch(/^shopbot_outgoing_depth -1$/m);
     } finally {
       redis.resume();
     }
