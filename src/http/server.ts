@@ -19,6 +19,8 @@ export interface HttpServerDeps {
   ready(): Promise<boolean>;
   /** GET /metrics: Prometheus text and its content type. */
   metrics?(): Promise<{ contentType: string; body: string }>;
+  /** How long a client may take to send a request's headers, and the whole request (default 10 s, 15 s). */
+  timeouts?: { headersMs: number; requestMs: number };
 }
 
 /** /readyz answers within this even when `ready()` hangs (a Redis that stopped answering). */
@@ -71,7 +73,10 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
       : undefined,
   };
-  const server = createServer((req, res) => {
+  const { headersMs, requestMs } = deps.timeouts ?? { headersMs: 10_000, requestMs: 15_000 };
+  // Node checks those limits every `connectionsCheckingInterval` (30 s by default): a client that
+  // trickles its request would otherwise hold a connection for 30 s whatever the limits.
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersMs / 4) }, (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const handler = routes[`${req.method} ${path}`];
     if (!handler) {
@@ -85,8 +90,8 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<HttpServer>
       else res.destroy();
     });
   });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 15_000;
+  server.headersTimeout = headersMs;
+  server.requestTimeout = requestMs;
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
