@@ -151,7 +151,7 @@ op-stats-title = 📊 <b>Statistics</b> (orders by the time they were created, U
 op-stats-today = Today (since 00:00 UTC)
 op-stats-week = Last 7 days
 op-stats-month = Last 30 days
-op-stats-orders = Orders: { $orders } · paid { $paid } · delivered { $delivered } · failed { $failed }
+op-stats-orders = Orders: { $orders } · paid { $paid } · delivered { $delivered } · failed or refused { $failed }
 op-stats-money = Revenue { $revenue } · wholesale { $cost } · margin <b>{ $margin }</b>
 op-stats-note = <i>Revenue, wholesale cost and margin count delivered orders only.</i>
 

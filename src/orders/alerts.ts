@@ -1,3 +1,4 @@
+import type { ProductKind } from "../config.js";
 import type { ResellerApiError } from "../reseller/errors.js";
 import type { EngineContext } from "./context.js";
 import { rubToKopecks } from "./pricing.js";
@@ -41,6 +42,32 @@ export async function noteDeposit(
     ctx.log.info({ kind, balanceRub }, "product resumed: the deposit covers it again");
     await sendAlert(ctx, { kind: "product_resumed", details: { product: kind, balanceRub } });
   }
+}
+
+/**
+ * Pauses a product the deposit cannot cover (deposit-guard.ts): its next quotes are refused
+ * before anyone pays, the operators are told once, and the deposit is looked at again soon.
+ */
+export async function pauseForDeposit(
+  ctx: EngineContext,
+  kind: ProductKind,
+  wholesaleKopecks: number,
+  orderId: string,
+): Promise<void> {
+  if (await ctx.deposit.pause(kind, wholesaleKopecks)) {
+    const { depositKopecks } = await ctx.deposit.state();
+    ctx.log.warn({ kind, wholesaleKopecks, depositKopecks }, "product paused: the deposit cannot cover it");
+    await sendAlert(ctx, {
+      kind: "product_paused",
+      orderId,
+      details: {
+        product: kind,
+        neededRub: wholesaleKopecks / 100,
+        balanceRub: depositKopecks === undefined ? null : depositKopecks / 100,
+      },
+    }).catch((err) => ctx.log.error({ err, kind }, "product paused alert failed"));
+  }
+  ctx.balanceSoon("refusal");
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ResellerApiError, ResellerValidationError } from "../reseller/errors.js";
 import { validateCreateOrderRequest } from "../reseller/requests.js";
 import type { CreateOrderRequest, ResellerClient } from "../reseller/types.js";
-import { noteDeposit, noteResellerError, sendAlert } from "./alerts.js";
+import { noteDeposit, noteResellerError, pauseForDeposit } from "./alerts.js";
 import { OpenQuotesLimitError, ProductUnavailableError, type QuoteInput } from "./api.js";
 import { type EngineContext, transition } from "./context.js";
 import { ProductPausedError } from "./deposit-guard.js";
@@ -117,27 +117,19 @@ async function refuseForDeposit(ctx: EngineContext, order: Order, wholesaleKopec
     wholesaleKopecks,
     errorMessage: "the reseller deposit cannot cover this price",
   }));
-  if (await ctx.deposit.pause(kind, wholesaleKopecks)) {
-    const { depositKopecks } = await ctx.deposit.state();
-    ctx.log.warn({ kind, wholesaleKopecks, depositKopecks }, "product paused: the deposit cannot cover it");
-    await sendAlert(ctx, {
-      kind: "product_paused",
-      orderId: order.id,
-      details: {
-        product: kind,
-        neededRub: wholesaleKopecks / 100,
-        balanceRub: depositKopecks === undefined ? null : depositKopecks / 100,
-      },
-    }).catch((err) => ctx.log.error({ err, kind }, "product paused alert failed"));
-  }
-  ctx.balanceSoon("refusal");
+  await pauseForDeposit(ctx, kind, wholesaleKopecks, order.id);
   throw new ProductPausedError(kind);
 }
 
 export async function quote(ctx: EngineContext, input: QuoteInput): Promise<Order> {
   if (!UUID_V4.test(input.orderId)) throw new Error("orderId must be a UUID v4");
-  // A paused product is refused before anything is written or asked of the reseller.
-  if (!(await ctx.deposit.mayQuote(input.item.kind))) throw new ProductPausedError(input.item.kind);
+  // A paused product is refused before anything is written or asked of the reseller. The refusal
+  // pulls the deposit check forward (at most one per window, whatever the number of customers):
+  // a top-up since then brings the product back within seconds, not at the minute's check.
+  if (!(await ctx.deposit.mayQuote(input.item.kind))) {
+    ctx.balanceSoon("refusal");
+    throw new ProductPausedError(input.item.kind);
+  }
   const t = ctx.now();
   const order: Order = {
     id: input.orderId,

@@ -4,7 +4,7 @@
  * schedule member per order (jobs.ts `step`) runs whichever of these its state calls for.
  */
 import { ResellerApiError } from "../reseller/errors.js";
-import { noteResellerError } from "./alerts.js";
+import { noteDeposit, noteResellerError, pauseForDeposit } from "./alerts.js";
 import { type EngineContext, pollMsOf, transition } from "./context.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
 import { encodeJob } from "./jobs.js";
@@ -132,6 +132,26 @@ export async function submitPay(
       rejectReason: err.kind,
       rejectBalanceRub: balanceRub ?? undefined,
     }));
+    if (err.kind === "insufficient_funds") await holdBackForDeposit(ctx, order, balanceRub);
+  }
+}
+
+/**
+ * A `pay` refused for the deposit says what the next quotes of the product need to know: the
+ * deposit read goes on record and the product is paused, so the customers after this one are told
+ * before they pay rather than refunded after (deposit-guard.ts). Neither may undo the rejection.
+ */
+async function holdBackForDeposit(
+  ctx: EngineContext,
+  order: Order,
+  balanceRub: number | null,
+): Promise<void> {
+  try {
+    if (balanceRub !== null) await noteDeposit(ctx, balanceRub);
+    if (order.wholesaleKopecks !== undefined)
+      await pauseForDeposit(ctx, order.item.kind, order.wholesaleKopecks, order.id);
+  } catch (err) {
+    ctx.log.error({ err, orderId: order.id }, "the deposit's refusal could not pause the product");
   }
 }
 

@@ -323,7 +323,7 @@ describe("operator balance and stats views", () => {
     const { text } = renderStats(stats, T0, en, "en");
     expectTranslated(text);
     expect(text).toContain("Today (since 00:00 UTC)");
-    expect(text).toContain("Orders: 3 · paid 2 · delivered 1 · failed 1");
+    expect(text).toContain("Orders: 3 · paid 2 · delivered 1 · failed or refused 1");
     expect(text).toContain("Revenue ₽300 · wholesale ₽270 · margin <b>₽30</b>");
     expect(text).toContain("Revenue ₽4,000 · wholesale ₽3,600 · margin <b>₽400</b>");
     expect(text).toContain("count delivered orders only");

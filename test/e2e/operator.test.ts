@@ -47,6 +47,11 @@ async function quote(h: AppHarness, item: OrderItem, customer = newCustomer(h).c
   return order;
 }
 
+/** A quote once its product is on sale again: paused by a refusal, it resumes at the deposit check a refused quote asks for. */
+function quoteWhenResumed(h: AppHarness, item: OrderItem): Promise<Order> {
+  return eventually(() => quote(h, item).catch(() => undefined), 15_000, "the product resumed");
+}
+
 /**
  * The shops here run CHECKOUT=direct: an order is "paid" by confirming it, so no Telegram payment
  * (and no Stars refund) is involved; "RUB" records a provider payment, which the bot cannot refund
@@ -155,7 +160,9 @@ describe("operator tools through the Telegram emulator", () => {
     await Promise.all(rejected.map((o) => pay(h, o)));
     await Promise.all(rejected.map((o) => until(h, o.id, (x) => x.state === "rejected", "rejected")));
     h.sandbox.setBalanceRub(balance);
-    const quoted = await Promise.all(Array.from({ length: 3 }, (_, i) => quote(h, itemAt(i))));
+    // The refusals paused those products; a quote refused meanwhile has the deposit checked again.
+    const quoted: Order[] = [];
+    for (let i = 0; i < 3; i++) quoted.push(await quoteWhenResumed(h, itemAt(i)));
 
     Object.assign(ids, {
       delivered: delivered.map((o) => o.id),
@@ -311,7 +318,7 @@ describe("operator tools through the Telegram emulator", () => {
     const failed = today.filter((o) => o.state === "failed" || o.state === "rejected").length;
     await operator.sendText("/stats");
     const msg = await operator.waitForBotMessage(/Statistics/);
-    const orders = `Orders: ${today.length} · paid ${paid} · delivered ${delivered.length} · failed ${failed}`;
+    const orders = `Orders: ${today.length} · paid ${paid} · delivered ${delivered.length} · failed or refused ${failed}`;
     const money = `Revenue ${formatRub(revenue, "en")} · wholesale ${formatRub(cost, "en")} · margin ${formatRub(revenue - cost, "en")}`;
     expect(msg.text!.split(orders)).toHaveLength(4);
     expect(msg.text!.split(money)).toHaveLength(4);
@@ -461,10 +468,10 @@ describe("operator alerts through the Telegram emulator", () => {
     expect(refusedAlert.text).toContain("Deposit at that moment: ₽10");
 
     // Low deposit: checked after each pay; one alert per hour while it stays low. The deposit is
-    // topped up first: the check the refusal asked for may have recorded ₽10 by now, and a quote
-    // the deposit cannot cover is refused.
+    // topped up first: the refusal paused the product, and a quote refused while it is paused
+    // has the deposit checked again, which resumes it.
     h.sandbox.setBalanceRub(normal);
-    const cheap = await quote(h, item);
+    const cheap = await quoteWhenResumed(h, item);
     h.sandbox.setBalanceRub(1000 + cheap.wholesaleKopecks! / 100 - 1);
     const balanceReads = () => h.sandbox.requests().filter((r) => r.path === "/api/reseller/balance").length;
     await pay(h, cheap);

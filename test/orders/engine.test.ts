@@ -475,6 +475,33 @@ describe("orders engine", () => {
     expect(alert.details.balanceRub).toBe(10);
   });
 
+  it("pauses the product when pay is refused for the deposit: the next customer is refused before paying", async () => {
+    const hh = await harness();
+    const { order } = await quoteAndPay(hh, undefined, () => hh.sandbox.setBalanceRub(10));
+    await finalState(hh, order.id, ["rejected"]);
+    const paused = await eventually(() => hh.notifier.alertsOf("product_paused")[0], 5000, "paused alert");
+    expect(paused.details).toMatchObject({ product: "stars", balanceRub: 10 });
+    // The refusal's deposit read is on record, and the product stays paused until a top-up covers it.
+    expect(await hh.redis.hget(`${hh.prefix}deposit`, "kopecks")).toBe("1000");
+    const next = newOrderId();
+    await expect(
+      hh.addEngine().quote({ orderId: next, item: sampleItems().stars!, customer: newCustomer() }),
+    ).rejects.toBeInstanceOf(ProductPausedError);
+    expect(hh.sandbox.orders().map((o) => o.customId)).not.toContain(next);
+    // Topped up: the refused quote asked for the deposit to be checked, which resumes the product.
+    hh.sandbox.setBalanceRub(20_000);
+    const resumed = await eventually(
+      () =>
+        hh.engine
+          .quote({ orderId: newOrderId(), item: sampleItems().stars!, customer: newCustomer() })
+          .catch(() => undefined),
+      10_000,
+      "the product resumed",
+    );
+    expect(resumed.state).toBe("quoted");
+    await eventually(() => hh.notifier.alertsOf("product_resumed")[0], 5000, "resumed alert");
+  });
+
   it("retries a pay whose answer was lost with the same custom_id and charges once", async () => {
     const hh = await harness();
     hh.sandbox.fail("POST /api/reseller/order/pay", "lose_response", 2);

@@ -357,8 +357,8 @@ describe("operators over archived months", () => {
 
     // /stats: the 30-day window counts the archived orders; today only the live one.
     const stats = OperatorBot.one(await bot.send(OPERATOR_ID, "/stats"));
-    expect(stats.text).toContain("Orders: 1 · paid 0 · delivered 1 · failed 0");
-    expect(stats.text).toContain("Orders: 4 · paid 1 · delivered 3 · failed 1");
+    expect(stats.text).toContain("Orders: 1 · paid 0 · delivered 1 · failed or refused 0");
+    expect(stats.text).toContain("Orders: 4 · paid 1 · delivered 3 · failed or refused 1");
     const revenue = 50_000 + 30_000 + 20_000;
     const cost = 40_000 + 20_000 + 15_000;
     expect(stats.text).toContain(`margin <b>${formatRub(revenue - cost, "en")}</b>`);
