@@ -414,6 +414,7 @@ op-topic-alert-stuck = 🐢 Stuck orders
 op-topic-alert-refund_needed = 💸 Refunds to make
 op-topic-alert-reseller_auth = 🔑 Reseller API key
 op-topic-alert-duplicate_payment = 💳 Second payments
+op-topic-alert-product_paused = ⏸ Paused products
 
 # A member of the operators' group who is not in OPERATOR_IDS pressed an operator button.
 op-not-operator = Only the shop's operators can use this button.

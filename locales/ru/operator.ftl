@@ -414,6 +414,7 @@ op-topic-alert-stuck = 🐢 Зависшие заказы
 op-topic-alert-refund_needed = 💸 Нужен возврат
 op-topic-alert-reseller_auth = 🔑 Ключ API реселлера
 op-topic-alert-duplicate_payment = 💳 Повторные оплаты
+op-topic-alert-product_paused = ⏸ Товары на паузе
 
 # A member of the operators' group who is not in OPERATOR_IDS pressed an operator button.
 op-not-operator = Эта кнопка только для операторов магазина.

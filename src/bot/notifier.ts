@@ -138,11 +138,13 @@ export function createNotifier(deps: {
         const locale = await operatorLocale(group.chatId);
         const t = translator(i18n, locale);
         const { text, reply_markup } = renderAlert(alert, order, t, locale);
+        // A product's pause and its resumption share one topic.
+        const topic = alert.kind === "product_resumed" ? "product_paused" : alert.kind;
         try {
           await group.send(
             text,
             { parse_mode: "HTML", reply_markup, link_preview_options: { is_disabled: true } },
-            { key: `alert:${alert.kind}`, name: t(`op-topic-alert-${alert.kind}`) },
+            { key: `alert:${topic}`, name: t(`op-topic-alert-${topic}`) },
           );
           return;
         } catch (err) {

@@ -4,6 +4,7 @@ import type { ChatMessage, ChatUser, GroupChat } from "../../sandbox/telegram/in
 import { createNotifier } from "../../src/bot/notifier.js";
 import { createConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logger.js";
+import { ProductPausedError } from "../../src/orders/deposit-guard.js";
 import type { Order } from "../../src/orders/types.js";
 import { APP_OPERATOR_ID, type AppHarness, startAppHarness } from "../helpers/app-harness.js";
 import { newOrderId, sampleItems } from "../helpers/engine-harness.js";
@@ -24,11 +25,25 @@ const T = { timeoutMs: 10_000 };
 let userSeq = 651_000_000;
 let chargeSeq = 0;
 
+/**
+ * A quote of 50 Stars. A pay refused for the deposit pauses Stars: a quote refused meanwhile has
+ * the deposit checked again, and the next one goes through once the deposit covers it.
+ */
 async function quote(h: AppHarness): Promise<Order> {
   userSeq += 1;
   h.telegram.user({ id: userSeq, languageCode: "en" }).startChat();
   const customer = { userId: userSeq, chatId: userSeq, username: `client_${userSeq}`, locale: "en" as const };
-  return h.app.orders.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+  return eventually(
+    () =>
+      h.app.orders
+        .quote({ orderId: newOrderId(), item: sampleItems().stars!, customer })
+        .catch((err: unknown) => {
+          if (err instanceof ProductPausedError) return undefined;
+          throw err;
+        }),
+    15_000,
+    "Stars on sale",
+  );
 }
 
 async function pay(h: AppHarness, order: Order, currency: "NONE" | "RUB" = "NONE"): Promise<void> {
@@ -93,9 +108,12 @@ describe("alerts in an operators' forum", () => {
     h.sandbox.setBalanceRub(10);
     await pay(h, refused);
     const refusedAlert = await group.waitForBotMessage(/^⛔ Pay refused/, { timeoutMs: 20_000 });
+    // The refusal paused Stars: that alert has a topic of its own.
+    const pausedAlert = await group.waitForBotMessage(/^⏸ ⭐ Telegram Stars paused/, { timeoutMs: 20_000 });
     h.sandbox.setBalanceRub(normal);
     expect(refusedAlert.threadId).toBe(topicNamed(group, "⛔ Refused payments")?.threadId);
-    expect(h.telegram.calls("createForumTopic")).toHaveLength(2);
+    expect(pausedAlert.threadId).toBe(topicNamed(group, "⏸ Paused products")?.threadId);
+    expect(h.telegram.calls("createForumTopic")).toHaveLength(3);
     // Nothing in the operator's private chat: the group has it.
     expect(h.telegram.user({ id: APP_OPERATOR_ID }).botMessages()).toEqual([]);
 
@@ -110,7 +128,7 @@ describe("alerts in an operators' forum", () => {
     expect(renewed!.threadId).not.toBe(failedTopic!.threadId);
     expect(again.threadId).toBe(renewed!.threadId);
     expect(again.text).toContain(`#${c.id.slice(0, 8)}`);
-    expect(h.telegram.calls("createForumTopic")).toHaveLength(3);
+    expect(h.telegram.calls("createForumTopic")).toHaveLength(4);
   });
 
   it("lets only operators use the alert's buttons in the group", async () => {
