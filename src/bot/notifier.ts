@@ -1,5 +1,6 @@
 import type { Api } from "grammy";
 import type { Config, Locale } from "../config.js";
+import { customerKeys } from "../customers/registry.js";
 import type { Logger } from "../logger.js";
 import type { Notifier } from "../orders/types.js";
 import type { RedisClient } from "../redis/connect.js";
@@ -45,6 +46,7 @@ export function createNotifier(deps: {
           logger,
         })
       : undefined;
+  const customers = customerKeys(config.redisPrefix);
   const fmt = (locale: Locale) => ({
     t: translator(i18n, locale),
     locale,
@@ -52,12 +54,22 @@ export function createNotifier(deps: {
     rails: config.checkout,
   });
 
+  /**
+   * The language a chat is answered in: the one chosen there with /language, else the one its
+   * last update was answered in (the customer registry keeps it: the user's Telegram language when
+   * supported), else DEFAULT_LOCALE.
+   */
   async function operatorLocale(chatId: number): Promise<Locale> {
-    if (!deps.redis) return config.defaultLocale;
+    const redis = deps.redis;
+    if (!redis) return config.defaultLocale;
     try {
-      const raw = await deps.redis.get(sessionKey(config.redisChatPrefix, chatId));
+      const [raw, seen] = await Promise.all([
+        redis.get(sessionKey(config.redisChatPrefix, chatId)),
+        redis.hget(customers.record(chatId), "locale"),
+      ]);
       const session = raw ? (JSON.parse(raw) as SessionData) : undefined;
-      return isLocale(session?.__language_code) ? session.__language_code : config.defaultLocale;
+      if (isLocale(session?.__language_code)) return session.__language_code;
+      return isLocale(seen) ? seen : config.defaultLocale;
     } catch {
       return config.defaultLocale;
     }

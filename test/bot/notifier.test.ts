@@ -97,4 +97,16 @@ describe("the notifier", () => {
     // Each alert opens the order's detail card.
     expect(JSON.stringify(toSecond.payload.reply_markup)).toContain(`op:o:`);
   });
+
+  it("alerts an operator who never chose a language in the one their chat is answered in", async () => {
+    // Operator 7001 chose nothing with /language; the bot answers them in English (their
+    // Telegram language), as the customer registry recorded. The shop's default is Russian.
+    await redis.del(`${prefix}session:7001`, `${prefix}session:7002`);
+    await redis.hset(`${prefix}cust:7001`, "locale", "en");
+    await notifier.alert({ kind: "delivery_failed", orderId: "x", details: { reason: "boom" } }, order());
+    const to = (chat: number) =>
+      String(tg.of("sendMessage").find((s) => s.payload.chat_id === chat)?.payload.text);
+    expect(to(7001)).toContain("<b>Delivery failed.</b>");
+    expect(to(7002)).not.toContain("Delivery failed.");
+  });
 });
