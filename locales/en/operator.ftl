@@ -139,6 +139,7 @@ op-refund-confirm = Has this payment been refunded to the customer outside the b
 op-recheck-done = Re-checked: { $state }
 op-recheck-unchanged = Re-checked: no change ({ $state })
 op-recheck-not-tracking = Nothing to re-check: the order is { $state }.
+op-recheck-slow = ⏳ The reseller is slow to answer; the result will follow in the chat.
 op-resend-done = The customer's notification will be sent again.
 op-resend-not-final = Nothing to resend: the order has no final result yet.
 op-refunded-done = Marked refunded.

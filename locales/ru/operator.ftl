@@ -141,6 +141,7 @@ op-refund-confirm = Деньги за этот платёж вернули по�
 op-recheck-done = Проверено: { $state }
 op-recheck-unchanged = Проверено: без изменений ({ $state })
 op-recheck-not-tracking = Проверять нечего: заказ { $state }.
+op-recheck-slow = ⏳ Поставщик отвечает медленно; результат придёт в чат.
 op-resend-done = Уведомление покупателю будет отправлено снова.
 op-resend-not-final = Отправлять нечего: у заказа ещё нет итога.
 op-refunded-done = Возврат отмечен.

@@ -615,4 +615,34 @@ describe("operator detail card and its actions", () => {
       h.sandbox.setAuthFailure(false);
     }
   });
+
+  it("answers a re-check tap at once when the reseller is slow, and the result follows in the chat", async () => {
+    h.sandbox.pauseDelivery(true);
+    const o = await quote(h, sampleItems().stars!);
+    await pay(h, o);
+    await until(h, o.id, (x) => x.state === "pending", "pending");
+    // The first read of the order hangs until the client's timeout; its retry answers.
+    h.sandbox.fail("GET /api/reseller/order/*", "hang", 1);
+    const from = bot.calls.length;
+    const pressed = bot.press(OPERATOR_ID, `op:r:${o.id}`, 72);
+    const tap = await new Promise<Record<string, unknown> | undefined>((resolve) => {
+      const t = setInterval(() => {
+        const a = OperatorBot.callbackAnswer(bot.calls.slice(from));
+        if (a) {
+          clearInterval(t);
+          resolve(a);
+        }
+      }, 20);
+    });
+    // Answered while the reseller still says nothing.
+    expect(tap?.text).toBe("⏳ The reseller is slow to answer; the result will follow in the chat.");
+    expect(bot.calls.slice(from).filter((c) => c.method === "sendMessage")).toHaveLength(0);
+    const calls = await pressed;
+    expect(calls.filter((c) => c.method === "answerCallbackQuery")).toHaveLength(1);
+    const told = calls.find((c) => c.method === "sendMessage");
+    expect(told?.payload.text).toBe("Re-checked: no change (⏳ pending)");
+    expect(OperatorBot.one(calls.filter((c) => c.method !== "sendMessage")).text).toContain(
+      "State: <b>⏳ pending</b>",
+    );
+  }, 40_000);
 });

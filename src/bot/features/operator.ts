@@ -6,6 +6,7 @@ import { orderStats } from "../../orders/stats.js";
 import type { Order, OrderFilter } from "../../orders/types.js";
 import { ResellerApiError } from "../../reseller/errors.js";
 import type { ResellerClient } from "../../reseller/types.js";
+import { resolveWithin } from "../../util/timers.js";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { stripHtml } from "../format/html.js";
@@ -56,6 +57,9 @@ const ANSWER_MAX = 200;
  * Register it after session and i18n and before the product flows, so an operator in the middle
  * of a flow still gets the tools.
  */
+/** How long a re-check tap waits for the reseller before it is answered with "the result will follow". */
+const RECHECK_ANSWER_MS = 2_000;
+
 export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotContext> {
   const { config, orders, reseller } = deps;
   const now = deps.now ?? Date.now;
@@ -276,28 +280,34 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
       await show(ctx, await cardView(ctx, before), true);
       return;
     }
-    let after: Order | null;
-    try {
-      after = await orders.recheck(id);
-    } catch (err) {
-      if (!(err instanceof ResellerApiError)) throw err;
-      log.warn({ orderId: id, kind: err.kind, status: err.status }, "operator re-check failed");
-      await answer(ctx, resellerProblem(err.kind, tOf(ctx)), true);
+    // The reseller may be slow (its timeouts and retries run to tens of seconds): the tap is
+    // answered within RECHECK_ANSWER_MS either way, and a late result comes as a message.
+    const check = orders.recheck(id).then(
+      (order) => ({ order }),
+      (err: unknown) => ({ err }),
+    );
+    const quick = await resolveWithin(check, RECHECK_ANSWER_MS, undefined);
+    if (!quick) await answer(ctx, ctx.t("op-recheck-slow"));
+    const tell = (text: string, alert = false) =>
+      quick ? answer(ctx, text, alert) : ctx.reply(text, { parse_mode: "HTML" }).then(() => undefined);
+    const r = quick ?? (await check);
+    if ("err" in r) {
+      if (!(r.err instanceof ResellerApiError)) throw r.err;
+      log.warn({ orderId: id, kind: r.err.kind, status: r.err.status }, "operator re-check failed");
+      await tell(resellerProblem(r.err.kind, tOf(ctx)), true);
       return;
     }
+    const after = r.order;
     log.info(
       { orderId: id, operatorId: ctx.from.id, from: before.state, to: after?.state },
       "operator re-checked an order",
     );
     if (!after) {
-      await answer(ctx, ctx.t("op-gone"), true);
+      await tell(ctx.t("op-gone"), true);
       return;
     }
     const changed = after.state !== before.state || after.resellerStatus !== before.resellerStatus;
-    await answer(
-      ctx,
-      ctx.t(changed ? "op-recheck-done" : "op-recheck-unchanged", { state: stateText(after) }),
-    );
+    await tell(ctx.t(changed ? "op-recheck-done" : "op-recheck-unchanged", { state: stateText(after) }));
     await show(ctx, await cardView(ctx, after), true);
   });
 
