@@ -198,6 +198,7 @@ confirm-ok = Order confirmed.
 confirm-already = This order was already confirmed.
 cancel-quote-done = ✖️ Your unpaid order was cancelled.
 cancel-nothing = Nothing to cancel. /start to see what you can buy.
+cancel-input-done = ✖️ Cancelled.
 cancel-ok = Order cancelled.
 cancel-too-late = This order cannot be cancelled: it is { $status }.
 precheckout-not_found = This order does not exist. Please start again with /start.

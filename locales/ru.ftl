@@ -201,6 +201,7 @@ confirm-ok = Заказ подтверждён.
 confirm-already = Этот заказ уже подтверждён.
 cancel-quote-done = ✖️ Неоплаченный заказ отменён.
 cancel-nothing = Отменять нечего. /start — посмотреть, что можно купить.
+cancel-input-done = ✖️ Отменено.
 cancel-ok = Заказ отменён.
 cancel-too-late = Этот заказ уже нельзя отменить: он { $status }.
 precheckout-not_found = Такого заказа нет. Начните заново: /start.

@@ -15,7 +15,7 @@ import { CUSTOMER_COMMANDS } from "./commands.js";
 import type { BotContext, BotDeps, CustomerRecords, SessionData } from "./context.js";
 import { onError } from "./error-boundary.js";
 import { broadcastFeature } from "./features/broadcast.js";
-import { cancelFeature } from "./features/cancel.js";
+import { cancelFeature, cancelWaits } from "./features/cancel.js";
 import { banGate, recordCustomer } from "./features/customer-gate.js";
 import { customerOperatorFeature, forgetCustomerNote } from "./features/customer-operator.js";
 import { customersFeature } from "./features/customers.js";
@@ -167,6 +167,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   );
   guarded.use(i18n.middleware());
   guarded.use(customersFeature(registry));
+  guarded.use(cancelWaits);
   guarded.use(forgetWalletInput);
   guarded.use(forgetCustomerNote);
   // Flows live in chats: updates without one (pre-checkout queries) skip the flow state entirely.

@@ -164,6 +164,17 @@ describe("topping up", () => {
     ]);
   });
 
+  it("ends a typed amount with /cancel: the next number is no amount", async () => {
+    await walletBot();
+    await h.send(textUpdate(ALICE, "/wallet"));
+    await press("➕ Top up");
+    await press("✏️ Other amount");
+    await h.send(textUpdate(ALICE, "/cancel"));
+    expect(h.tg.lastText()).toBe("✖️ Cancelled.");
+    await h.send(textUpdate(ALICE, "300"));
+    expect(h.tg.lastText()).not.toContain("Top up by");
+  });
+
   it("prices a rouble rail in roubles", async () => {
     await walletBot({ CHECKOUT: "invoice", PAYMENT_PROVIDER_TOKEN: "284685063:TEST:abc" });
     await h.send(textUpdate(BORIS, "/wallet"));

@@ -344,6 +344,15 @@ describe("/broadcast", () => {
     await customer.waitFor((msgs) => msgs.filter((m) => m.from === "bot").length >= 2, 10_000);
     expect(customer.botMessages().some((m) => /New broadcast/.test(m.text ?? ""))).toBe(false);
 
+    // /cancel drops a broadcast being composed: the next text is no broadcast.
+    await op.sendText("/broadcast");
+    await op.waitForBotMessage(/New broadcast/, 10_000);
+    await op.sendText("/cancel");
+    await op.waitForBotMessage(/^✖️ Cancelled\.$/, 10_000);
+    await op.sendText("Just a message");
+    await op.waitFor((msgs) => msgs.at(-1)?.from === "bot" && msgs.at(-1)?.text !== "✖️ Cancelled.", 10_000);
+    expect(op.botMessages().some((m) => /Who should get it/.test(m.text ?? ""))).toBe(false);
+
     await op.sendText("/broadcast");
     await op.waitForBotMessage(/New broadcast/, 10_000);
     await op.sendText("Hello\nPay - ftp://example.com/x");

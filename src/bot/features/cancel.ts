@@ -1,7 +1,31 @@
-import type { Composer } from "grammy";
+import type { Composer, MiddlewareFn } from "grammy";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { showCard } from "./shared.js";
+
+/** Updates whose /cancel ended a typed answer some screen waited for (see {@link cancelWaits}). */
+const endedWaits = new WeakSet<BotContext>();
+
+/**
+ * Ends, at /cancel, every typed answer a screen waits for: a wallet amount, a promo code, an
+ * operator's note, a /prices value, a broadcast being composed. Registered before the features
+ * that forget their own on any command, so /cancel can tell that it ended one.
+ */
+export const cancelWaits: MiddlewareFn<BotContext> = (ctx, next) => {
+  const text = ctx.message?.text;
+  if (text === undefined || !/^\/cancel(@\w+)?(\s|$)/.test(text) || ctx.chat?.type !== "private")
+    return next();
+  const s = ctx.session;
+  if (s.walletInput || s.promoInput || s.customerNote || s.pricesInput || s.broadcastDraft) {
+    endedWaits.add(ctx);
+    s.walletInput = undefined;
+    s.promoInput = undefined;
+    s.customerNote = undefined;
+    s.pricesInput = undefined;
+    s.broadcastDraft = undefined;
+  }
+  return next();
+};
 
 /**
  * /cancel: typed while a product's questions are on screen, it ends those (nothing was ordered
@@ -12,6 +36,10 @@ export function cancelFeature(): Composer<BotContext> {
   c.command("cancel", async (ctx) => {
     // The flow in progress was already left by the escape middleware (see index.ts); an earlier
     // quote further up the chat stays as it is.
+    if (endedWaits.has(ctx)) {
+      await ctx.reply(ctx.t("cancel-input-done"), { parse_mode: "HTML" });
+      return;
+    }
     if (ctx.flows?.left) {
       await ctx.reply(ctx.t("flow-cancelled"), { parse_mode: "HTML" });
       return;
