@@ -155,6 +155,8 @@ describe("operator order card", () => {
     expect(card.text).toContain("Error: <i>recipient &lt;not&gt; found</i>");
     expect(card.text).toContain("Provider charge id: <code>prov-9</code>");
     expect(card.text).toContain("Refund: ⚠️ needed");
+    // A failed order earned nothing: no margin on its card.
+    expect(card.text).not.toContain("Margin");
     const confirm = renderRefundConfirm(owed, en, "en");
     expect(allData(buttonsOf(confirm.reply_markup))).toEqual([`op:y:${owed.id}`, `op:c:${owed.id}`]);
   });

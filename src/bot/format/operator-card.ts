@@ -21,6 +21,9 @@ import {
   stateLabel,
 } from "./operator.js";
 
+/** States in which an order earns the shop nothing: its card shows no margin. */
+const EARNS_NOTHING: readonly OrderState[] = ["failed", "rejected", "cancelled", "expired"];
+
 /**
  * The operators' card of one order (/order, the buttons of /orders and of alerts): what was
  * bought and for whom, the customer's payment and the reseller's charge, the state's history,
@@ -138,7 +141,8 @@ function cardText(order: Order, t: Translate, locale: Locale, withPayload: boole
       }),
     );
   }
-  if (order.priceKopecks !== undefined && cost !== undefined) {
+  // An order that did not go through earns nothing (as /stats and the export count it).
+  if (order.priceKopecks !== undefined && cost !== undefined && !EARNS_NOTHING.includes(order.state)) {
     lines.push(t("op-card-margin", { margin: formatRub(order.priceKopecks - cost, locale) }));
   }
   lines.push(...paymentLines(order, t, locale));
