@@ -430,6 +430,14 @@ describe("operator alerts", () => {
     expect(a.text).toContain("₽83");
     expect(a.text).toContain("<code>prov-1</code>");
     expect(a.text).toContain("Mark refunded");
+    // The failure's reason, as the engine sends it, is a labelled line, not a raw detail.
+    const told = renderAlert(
+      { kind: "refund_needed", orderId: o.id, details: { reason: "no such recipient" } },
+      o,
+      en,
+    );
+    expect(told.text).toContain("Reason: <i>no such recipient</i>");
+    expect(told.text).not.toContain("reason:");
   });
 
   it("reports a rejected API key with the status and endpoint, escaping the reseller's message", () => {

@@ -136,6 +136,7 @@ export function renderAlert(
             ? formatStars(order.amount, locale)
             : formatRub(order.amount, locale);
       lines.push(t("op-alert-refund-needed", { amount }));
+      lines.push(reasonLine(str("reason") ?? order?.errorMessage));
       if (order?.telegramChargeId) {
         lines.push(t("op-alert-charge-telegram", { id: escapeHtml(order.telegramChargeId) }));
       }
