@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { describeAudience } from "../../src/bot/format/broadcast.js";
+import { createI18n, translator } from "../../src/bot/i18n.js";
 import { contentFromMessage } from "../../src/broadcast/content.js";
 
 describe("a broadcast's message from the operator's", () => {
@@ -63,5 +65,16 @@ describe("a broadcast's message from the operator's", () => {
       ok: true,
       content: { text: "Docs - https://example.com/docs\nRead them today", buttons: [] },
     });
+  });
+});
+
+describe("a broadcast's audience, as the operator reads it", () => {
+  const i18n = createI18n({ defaultLocale: "ru" });
+  it("names a product as the shop's menu does, not by its internal kind", () => {
+    const en = describeAudience({ kind: "product", product: "neural", days: 90 }, translator(i18n, "en"));
+    const ru = describeAudience({ kind: "product", product: "gift", days: 30 }, translator(i18n, "ru"));
+    expect(en).toBe("Bought 🤖 AI services (90 days)");
+    expect(ru).toContain("🎁 Подарки");
+    expect(ru).not.toContain("gift");
   });
 });

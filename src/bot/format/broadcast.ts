@@ -30,7 +30,7 @@ export function describeAudience(a: Audience, t: Translate): string {
     case "recent":
       return t("bc-aud-recent", { days: a.days });
     case "product":
-      return t("bc-aud-product", { product: a.product, days: a.days });
+      return t("bc-aud-product", { product: t(`menu-${a.product}`), days: a.days });
   }
 }
 
