@@ -321,6 +321,7 @@ op-prices-ask-item = Send an item and its markup in percent:
 op-prices-rule-percent = A markup is a number of percent from 0 to 1000 with at most two decimals: <code>12.5</code>.
 op-prices-rule-margin = A margin is a number of roubles from 0 to 100 000 with at most two decimals: <code>50</code>, <code>49.90</code>.
 op-prices-rule-item = Send the item (<code>gift:…</code>, <code>neural:…</code> or <code>game:…</code>, letters, digits and <code>_.:-</code>, at most 64 after the colon), a space, and a percent from 0 to 1000 or <code>-</code>.
+op-prices-rule-item-unknown = The catalog has no such item now: check its id (a gift's id, an AI item's code) and send it again.
 op-prices-saved = ✅ Saved. The next quote uses it.
 op-prices-unchanged = Nothing changed: it was already so.
 op-prices-cancelled = ✖️ Cancelled. Nothing changed.

@@ -11,6 +11,7 @@ import { operatorPromoFeature } from "../../src/bot/features/operator-promo.js";
 import { unhandledFeature } from "../../src/bot/features/unhandled.js";
 import { createI18n, translator } from "../../src/bot/i18n.js";
 import { sessionKey } from "../../src/bot/redis-keys.js";
+import { createCatalogService } from "../../src/catalog/service.js";
 import { type Config, createConfig } from "../../src/config.js";
 import type { OrdersApi } from "../../src/orders/api.js";
 import type { ResellerClient } from "../../src/reseller/types.js";
@@ -96,14 +97,14 @@ export class OperatorBot {
       return { ok: true, result: this.fakeResult(method, p) } as never;
     });
     const reseller = opts.reseller ?? h.client;
-    // Everything BotDeps names (the catalog is not used by these features).
+    // Everything BotDeps names; the catalog is the sandbox's (/prices checks items against it).
     const botDeps = {
       config,
       logger: h.logger,
       redis: h.redis,
       orders,
       reseller,
-      catalog: undefined as never,
+      catalog: createCatalogService({ client: h.client, ttlSeconds: 30, logger: h.logger }),
       wallet: opts.wallet,
     };
     bot.use((ctx, next) => {

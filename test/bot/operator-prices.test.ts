@@ -91,6 +91,11 @@ describe("/prices", () => {
     );
     const bad = await typeSetting("pp:i", "chatgpt 50");
     expect(bad.text).toContain("Send the item");
+    // Well formed but not in the catalog: refused, nothing saved.
+    const unknown = OperatorBot.one(await bot.send(OPERATOR_ID, "neural:chatgpt_plus_1y 30"));
+    expect(unknown.text).toContain("The catalog has no such item now");
+    expect((await other.prices?.current())?.items["neural:chatgpt_plus_1y"]).toBeUndefined();
+    expect(other.prices).toBeDefined();
     const removed = OperatorBot.one(await bot.send(OPERATOR_ID, "neural:chatgpt_plus_1m -"));
     expect(removed.text).toContain("Saved");
     const back = await quoteOn(other, sampleItems().neural!);

@@ -1,4 +1,5 @@
 import type { Composer } from "grammy";
+import type { CatalogService } from "../../catalog/service.js";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import type { OrdersApi } from "../../orders/api.js";
@@ -56,6 +57,24 @@ export function parseMarginRub(input: string): Checked<number> {
   const kopecks = Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"));
   if (kopecks > MAX_MIN_MARGIN_RUB * 100) return { ok: false, rule: "op-prices-rule-margin" };
   return { ok: true, value: kopecks };
+}
+
+/**
+ * Whether the catalog has the item a ref names, as far as one read tells: gifts and AI items are
+ * listed whole; a game package sits under its game and region, so a game ref is taken as typed,
+ * and so is any ref while the catalog cannot be read.
+ */
+async function inCatalog(catalog: CatalogService, ref: string): Promise<boolean> {
+  const at = ref.indexOf(":");
+  const kind = ref.slice(0, at);
+  const id = ref.slice(at + 1);
+  try {
+    if (kind === "gift") return (await catalog.gifts()).some((g) => g.giftId === id);
+    if (kind === "neural") return (await catalog.neural()).some((n) => n.code === id);
+  } catch {
+    return true;
+  }
+  return true;
 }
 
 /** "<item ref> <percent>" sets an item's own markup; "<item ref> -" removes it. */
@@ -193,6 +212,9 @@ export function operatorPricesFeature(deps: {
     } else {
       const r = parseItemMarkup(text);
       if (!r.ok) return again(r.rule);
+      // A mistyped item would be saved and never apply: setting one needs it in the catalog.
+      if (r.value.percent !== null && !(await inCatalog(ctx.deps.catalog, r.value.ref)))
+        return again("op-prices-rule-item-unknown");
       change = await store().setItemMarkup(by, r.value.ref, r.value.percent);
     }
     ctx.session.pricesInput = undefined;
