@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { orderRow, payloadLines, renderOrdersList } from "../../src/bot/format/operator.js";
 import { renderAlert } from "../../src/bot/format/operator-alerts.js";
 import { renderOrderCard, renderRefundConfirm } from "../../src/bot/format/operator-card.js";
+import { formatDiscount } from "../../src/bot/format/operator-promo.js";
 import { renderBalance, renderStats } from "../../src/bot/format/operator-stats.js";
 import { OPERATOR_CALLBACK } from "../../src/bot/menus/operator.js";
 import type { OrderStats } from "../../src/orders/stats.js";
@@ -483,5 +484,14 @@ describe("operator alerts", () => {
       en,
     );
     expect(a.text).toContain("• note: &lt;x&gt;");
+  });
+});
+
+describe("a promo code's discount", () => {
+  it("is written with the operator's language's decimal mark", () => {
+    expect(formatDiscount({ type: "percent", value: 10.5 }, "en")).toBe("−10.5%");
+    expect(formatDiscount({ type: "percent", value: 10.5 }, "ru")).toBe("−10,5%");
+    expect(formatDiscount({ type: "percent", value: 10 }, "ru")).toBe("−10%");
+    expect(formatDiscount({ type: "fixed", value: 14_990 }, "ru").replace(/\s/g, " ")).toBe("−149,90 ₽");
   });
 });

@@ -3,7 +3,7 @@ import type { Locale } from "../../config.js";
 import type { PromoStatus } from "../../promo/types.js";
 import type { Translate } from "../context.js";
 import { CB } from "../keyboards/callbacks.js";
-import { formatRub } from "./money.js";
+import { formatNumber, formatRub } from "./money.js";
 
 /** Codes per page of the /promo list. */
 export const PROMO_PAGE_SIZE = 10;
@@ -14,7 +14,9 @@ function utcDay(ms: number): string {
 
 /** A code's discount: `−10%` or `−150 ₽`. */
 export function formatDiscount(p: Pick<PromoStatus, "type" | "value">, locale: Locale): string {
-  return p.type === "percent" ? `−${Number(p.value.toFixed(2))}%` : `−${formatRub(p.value, locale)}`;
+  return p.type === "percent"
+    ? `−${formatNumber(Number(p.value.toFixed(2)), locale)}%`
+    : `−${formatRub(p.value, locale)}`;
 }
 
 /** One code as a line of the operators' list. */
