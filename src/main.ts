@@ -79,7 +79,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
 
   const holds = new TelegramHolds(redis, config.redisPrefix, logger);
   holds.start();
-  const transport = createTelegramTransport(holds);
+  const transport = createTelegramTransport(holds, logger);
   const notifierApi = new Api(config.botToken, { apiRoot: config.telegramApiRoot, fetch: transport.fetch });
   configureApi(notifierApi, { metrics, transport });
   const notifier = createNotifier({ api: notifierApi, config, logger, redis });

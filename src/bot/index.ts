@@ -91,7 +91,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   const registry = given.registry ?? new CustomerRegistry(redis, config.redisPrefix, LOCALES);
   const deps: BotDeps = { ...given, customers, referrals, registry };
   const transport =
-    opts.transport ?? createTelegramTransport(new TelegramHolds(redis, config.redisPrefix, logger));
+    opts.transport ?? createTelegramTransport(new TelegramHolds(redis, config.redisPrefix, logger), logger);
   const bot = new Bot<BotContext>(config.botToken, {
     botInfo: opts.botInfo,
     client: { apiRoot: config.telegramApiRoot, fetch: transport.fetch },

@@ -1,7 +1,9 @@
 import { HttpError, InputFile, type Transformer } from "grammy";
 import { Pool } from "undici";
 import { requestWhole } from "../http-client/read-whole.js";
+import type { Logger } from "../logger.js";
 import { CHAT_SEND_METHODS, type TelegramHolds } from "./telegram-holds.js";
+import { reasonOf, TelegramReachability } from "./telegram-reachability.js";
 
 /**
  * The bot's HTTP client for the Bot API. Requests go over a keep-alive undici pool per API root,
@@ -87,7 +89,8 @@ function payloadJson(payload: unknown): string {
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
-export function createTelegramTransport(holds: TelegramHolds): TelegramTransport {
+export function createTelegramTransport(holds: TelegramHolds, logger?: Logger): TelegramTransport {
+  const reach = new TelegramReachability(logger);
   const pools = new Map<string, Pool>();
   const poolFor = (origin: string) => {
     let pool = pools.get(origin);
@@ -111,13 +114,22 @@ export function createTelegramTransport(holds: TelegramHolds): TelegramTransport
   ): Promise<{ status: number; text: string }> => {
     const sends = CHAT_SEND_METHODS.has(method);
     if (sends && holds.any) await holds.wait(chat());
-    const res = await requestWhole(poolFor(origin), origin, {
-      path,
-      method: init.method as "GET" | "POST",
-      headers: init.headers,
-      body: init.body,
-      signal: init.signal,
-    });
+    let res: Awaited<ReturnType<typeof requestWhole>>;
+    try {
+      res = await requestWhole(poolFor(origin), origin, {
+        path,
+        method: init.method as "GET" | "POST",
+        headers: init.headers,
+        body: init.body,
+        signal: init.signal,
+      });
+    } catch (err) {
+      // A request this process gave up on (stopping, a lost lease) says nothing of Telegram.
+      if (!init.signal?.aborted) reach.failed(method, reasonOf(err));
+      throw err;
+    }
+    if (res.status >= 500) reach.failed(method, `HTTP ${res.status}`);
+    else reach.answered();
     if (res.status === 429) {
       const retryAfter = retryAfterOf(parsed(res.text));
       if (retryAfter !== undefined) holds.note(sends ? chat() : undefined, retryAfter);

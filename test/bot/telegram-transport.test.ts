@@ -103,4 +103,42 @@ describe("the Telegram transport", () => {
       await transport.close();
     }
   });
+
+  it("says in the log that Telegram is out of reach, once while it lasts, and when it answers again", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    // A port nothing listens on yet; the emulator takes it later.
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const root = `http://127.0.0.1:${port}`;
+    const transport = createTelegramTransport(
+      new TelegramHolds(undefined, uniquePrefix("transport"), logger),
+      log,
+    );
+    const a = new Api(token, { apiRoot: root, fetch: transport.fetch });
+    a.config.use(transport.direct(token, root));
+    const emulator = { close: async () => {} };
+    try {
+      for (let i = 0; i < 3; i++) await a.getMe().catch(() => undefined);
+      const down = lines.filter((l) => l.msg === "Telegram Bot API out of reach; retrying");
+      expect(down).toHaveLength(1);
+      expect(down[0]).toMatchObject({ method: "getMe", reason: "ECONNREFUSED", level: 40 });
+      expect(JSON.stringify(lines)).not.toContain(token);
+
+      const up = await startTelegramEmulator({ token, port });
+      emulator.close = () => up.close();
+      await a.getMe();
+      await a.getMe();
+      const back = lines.filter((l) => l.msg === "Telegram Bot API reachable again");
+      expect(back).toHaveLength(1);
+      expect(back[0]).toMatchObject({ failures: 3 });
+    } finally {
+      await transport.close();
+      await emulator.close();
+    }
+  });
 });
