@@ -396,6 +396,7 @@ bc-dropped = Broadcast dropped; nothing was sent.
 bc-outdated = This broadcast screen is outdated or already used; nothing was changed.
 bc-nobody = Nobody is in this audience; nothing was sent.
 bc-rule-empty = The message has no text. Send a text or a photo.
+bc-rule-kind = A broadcast is a text or a photo with a caption. Send one of those.
 bc-rule-button-url = A button's address must start with http:// or https://. Nothing was saved; send the message again.
 bc-rule-buttons-many = At most 8 buttons. Nothing was saved; send the message again.
 bc-rule-label = A button's label is at most 64 characters. Nothing was saved; send the message again.

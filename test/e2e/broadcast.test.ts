@@ -355,6 +355,22 @@ describe("/broadcast", () => {
 
     await op.sendText("/broadcast");
     await op.waitForBotMessage(/New broadcast/, 10_000);
+    // A sticker is no broadcast: the rule, and the question again.
+    await op.sendUpdate({
+      message: {
+        sticker: {
+          file_id: "st-1",
+          file_unique_id: "st",
+          width: 512,
+          height: 512,
+          is_animated: false,
+          is_video: false,
+          type: "regular",
+        },
+      },
+    });
+    const sticker = await op.waitForBotMessage(/a text or a photo with a caption/, 10_000);
+    expect(sticker.text).toContain("New broadcast");
     await op.sendText("Hello\nPay - ftp://example.com/x");
     const refused = await op.waitForBotMessage(/must start with http/, 10_000);
     expect(refused.text).toContain("New broadcast");

@@ -99,6 +99,12 @@ export function broadcastFeature(deps: {
     ctx.session.broadcastDraft = { ...draft, step: "audience", at: Date.now(), content: r.content };
     await showView(ctx, renderAudiencePicker(audiences, tOf(ctx)), false);
   });
+  // Anything else sent while the message is awaited (a sticker, a voice note…) gets the rule.
+  op.on("message", async (ctx, next) => {
+    const m = ctx.message;
+    if (draftOf(ctx)?.step !== "content" || m.successful_payment || m.text?.startsWith("/")) return next();
+    await showView(ctx, renderAskContent(tOf(ctx), `⛔ ${ctx.t("bc-rule-kind")}`), false);
+  });
 
   op.callbackQuery(MATCH.audience, async (ctx) => {
     const draft = draftOf(ctx);
