@@ -78,7 +78,8 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   // trickles its request would otherwise hold a connection for 30 s whatever the limits.
   const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersMs / 4) }, (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
-    const handler = routes[`${req.method} ${path}`];
+    // HEAD is GET without the body (load balancers probe with it); Node leaves the body out.
+    const handler = routes[`${req.method === "HEAD" ? "GET" : req.method} ${path}`];
     if (!handler) {
       const known = Object.keys(routes).some((r) => routes[r] && r.endsWith(` ${path}`));
       req.resume();

@@ -67,4 +67,14 @@ describe("the HTTP listener", () => {
     expect(r.answer).toMatch(/^HTTP\/1\.1 408/);
     expect(r.afterMs).toBeLessThan(5_000);
   });
+
+  it("answers HEAD as GET without a body, and a method it does not take with 405", async () => {
+    const { url } = await start();
+    const head = await fetch(`${url}/healthz`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    expect((await fetch(`${url}/readyz`, { method: "HEAD" })).status).toBe(200);
+    expect((await fetch(`${url}/healthz`, { method: "DELETE" })).status).toBe(405);
+    expect((await fetch(`${url}/webhooks/reseller`, { method: "HEAD" })).status).toBe(405);
+  });
 });
