@@ -13,8 +13,14 @@ export function signBody(secret: string, rawBody: Buffer | string): string {
   return `sha256=${createHmac("sha256", secret).update(rawBody).digest("hex")}`;
 }
 
-/** Constant-time check of an `X-Signature` header against the raw body. */
+/**
+ * Constant-time check of an `X-Signature` header against the raw body. Hex digits compare in
+ * either case (the spec does not say which a signer writes); the `sha256=` prefix as written.
+ */
 export function verifySignature(secret: string, rawBody: Buffer, header: string | undefined): boolean {
   if (!header) return false;
-  return safeEqual(header.trim(), signBody(secret, rawBody));
+  const given = header.trim();
+  const prefix = "sha256=";
+  if (!given.startsWith(prefix)) return false;
+  return safeEqual(prefix + given.slice(prefix.length).toLowerCase(), signBody(secret, rawBody));
 }

@@ -84,6 +84,13 @@ describe("POST /webhooks/reseller", () => {
     await expectUnchanged();
   });
 
+  it("takes a signature written in upper-case hex", async () => {
+    const raw = JSON.stringify({ custom_id: "00000000-0000-4000-8000-000000000000", event: "delivered" });
+    const upper = `sha256=${signBody(WEBHOOK_SECRET, raw).slice("sha256=".length).toUpperCase()}`;
+    expect((await post(raw, { "x-signature": upper })).status).toBe(200);
+    expect((await post(raw, { "x-signature": upper.replace("sha256=", "SHA256=") })).status).toBe(401);
+  });
+
   it("answers 200 for an unknown custom_id and changes nothing", async () => {
     const raw = JSON.stringify({ custom_id: newOrderId(), status: "delivered" });
     const res = await post(raw, { "x-signature": signBody(WEBHOOK_SECRET, raw) });
