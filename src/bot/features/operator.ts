@@ -302,10 +302,7 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
       { orderId: id, operatorId: ctx.from.id, from: before.state, to: after?.state },
       "operator re-checked an order",
     );
-    if (!after) {
-      await tell(ctx.t("op-gone"), true);
-      return;
-    }
+    if (!after) return tell(ctx.t("op-gone"), true);
     const changed = after.state !== before.state || after.resellerStatus !== before.resellerStatus;
     await tell(ctx.t(changed ? "op-recheck-done" : "op-recheck-unchanged", { state: stateText(after) }));
     await show(ctx, await cardView(ctx, after), true);
