@@ -167,7 +167,7 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   );
   guarded.use(i18n.middleware());
   guarded.use(customersFeature(registry));
-  guarded.use(cancelWaits);
+  guarded.use(cancelWaits());
   guarded.use(forgetWalletInput);
   guarded.use(forgetCustomerNote);
   // Flows live in chats: updates without one (pre-checkout queries) skip the flow state entirely.

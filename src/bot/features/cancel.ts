@@ -1,4 +1,4 @@
-import type { Composer, MiddlewareFn } from "grammy";
+import type { Composer } from "grammy";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { showCard } from "./shared.js";
@@ -11,21 +11,22 @@ const endedWaits = new WeakSet<BotContext>();
  * operator's note, a /prices value, a broadcast being composed. Registered before the features
  * that forget their own on any command, so /cancel can tell that it ended one.
  */
-export const cancelWaits: MiddlewareFn<BotContext> = (ctx, next) => {
-  const text = ctx.message?.text;
-  if (text === undefined || !/^\/cancel(@\w+)?(\s|$)/.test(text) || ctx.chat?.type !== "private")
+export function cancelWaits(): Composer<BotContext> {
+  const c = new FlatComposer<BotContext>();
+  c.chatType("private").command("cancel", (ctx, next) => {
+    const s = ctx.session;
+    if (s.walletInput || s.promoInput || s.customerNote || s.pricesInput || s.broadcastDraft) {
+      endedWaits.add(ctx);
+      s.walletInput = undefined;
+      s.promoInput = undefined;
+      s.customerNote = undefined;
+      s.pricesInput = undefined;
+      s.broadcastDraft = undefined;
+    }
     return next();
-  const s = ctx.session;
-  if (s.walletInput || s.promoInput || s.customerNote || s.pricesInput || s.broadcastDraft) {
-    endedWaits.add(ctx);
-    s.walletInput = undefined;
-    s.promoInput = undefined;
-    s.customerNote = undefined;
-    s.pricesInput = undefined;
-    s.broadcastDraft = undefined;
-  }
-  return next();
-};
+  });
+  return c;
+}
 
 /**
  * /cancel: typed while a product's questions are on screen, it ends those (nothing was ordered
