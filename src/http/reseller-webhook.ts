@@ -64,8 +64,12 @@ export function resellerWebhookHandler(deps: ResellerWebhookDeps) {
       return reply(res, 400, { ok: false, error: "malformed JSON" });
     }
     if (typeof customId !== "string" || customId.length === 0 || customId.length > 128) {
-      outcome("malformed");
-      return reply(res, 400, { ok: false, error: "custom_id missing" });
+      // Signed and well-formed, but naming no order of this shop (a test ping, an event of
+      // another kind): nothing to re-read. 200 (the contract's answer to anything signed and
+      // well-formed), so the sender does not retry it.
+      outcome("unknown_order");
+      log.info({ bytes: raw.length }, "signed delivery webhook names no custom_id; ignored");
+      return reply(res, 200, { ok: true, ignored: "no custom_id" });
     }
     try {
       const known = await deps.onDeliveryHint(customId);

@@ -91,6 +91,14 @@ describe("POST /webhooks/reseller", () => {
     expect((await post(raw, { "x-signature": upper.replace("sha256=", "SHA256=") })).status).toBe(401);
   });
 
+  it("answers 200 to a signed, well-formed body that names no order, and changes nothing", async () => {
+    for (const raw of ['{"event":"ping"}', "[]", "null", '{"custom_id":42}']) {
+      const res = await post(raw, { "x-signature": signBody(WEBHOOK_SECRET, raw) });
+      expect(res.status, raw).toBe(200);
+    }
+    await expectUnchanged();
+  });
+
   it("answers 200 for an unknown custom_id and changes nothing", async () => {
     const raw = JSON.stringify({ custom_id: newOrderId(), status: "delivered" });
     const res = await post(raw, { "x-signature": signBody(WEBHOOK_SECRET, raw) });
