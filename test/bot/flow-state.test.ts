@@ -23,7 +23,7 @@ describe("the flows' state in the session", () => {
     expect(h.tg.lastText()).toContain("Who gets it?");
     const { flow } = await stored();
     expect(flow).toMatchObject({ kind: "stars", v: FLOWS_VERSION, step: 1, state: { count: 100 }, waits: 1 });
-    expect(flow.ask).toMatchObject({ step: 1, key: "q", page: 0, bad: 0 });
+    expect(flow.ask).toMatchObject({ step: 1, key: "q", page: 0 });
     // The buttons on screen carry the question's number; nothing of the updates is kept.
     expect(h.tg.button(/^🙋 To myself/).data).toBe(`f:${flow.ask.nonce}:c0`);
     expect(JSON.stringify(flow)).not.toContain("update_id");

@@ -44,8 +44,6 @@ export interface Waiting {
   key: string;
   nonce: number;
   page: number;
-  /** Bad answers in a row. */
-  bad: number;
   /** The choices' values when it was shown: a list that changed since is shown again, not answered from. */
   sig?: string;
   /** The question itself, when it cannot be built again from the flow's state (the quote's). */

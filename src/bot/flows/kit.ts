@@ -32,10 +32,11 @@ import type { Answer, Question, Step } from "./steps.js";
  * and the reading of an update against it are in question.ts.
  */
 
-/** A flow never takes more than this many updates. */
-export const MAX_WAITS = 80;
-/** Bad answers in a row to one question before the flow gives up. */
-export const MAX_BAD_INPUTS = 5;
+/**
+ * A flow never takes more than this many updates: a bound on a session gone astray, far above
+ * any customer's way through (bad answers included, which are always asked again).
+ */
+export const MAX_WAITS = 1000;
 /** Catalog reads that fail in a row before a flow gives up on them. */
 const MAX_LOAD_FAILS = 3;
 
@@ -216,7 +217,7 @@ export class FlowRun {
 
   /**
    * Asks one question (`key` tells a step's questions apart): returns the answer when the update
-   * in hand is one (a valid value, Back, Cancel, or "abort" after too many bad answers);
+   * in hand is one (a valid value, Back or Cancel);
    * otherwise shows the question and stops the flow until the next update. `keep` is stored with
    * the question on screen (a question the flow cannot build again keeps itself).
    */
@@ -240,7 +241,7 @@ export class FlowRun {
     const rec = this.rec;
     const choices = q.choices ?? [];
     this.incoming = undefined;
-    const fresh: Waiting = { step: rec.step, key, nonce: ++rec.nonce, page: 0, bad: 0, ...keep };
+    const fresh: Waiting = { step: rec.step, key, nonce: ++rec.nonce, page: 0, ...keep };
     if (choices.length > 0) fresh.sig = signature(choices);
     rec.ask = fresh;
     return this.render(q, fresh);
@@ -270,10 +271,9 @@ export class FlowRun {
         throw SUSPENDED;
       case "bad":
         this.editId = undefined;
+        // The rule it broke and the question again, however many times: nothing else changes.
         this.notice = r.notice;
-        if (++w.bad < MAX_BAD_INPUTS) return undefined;
-        await this.show(`${r.notice}\n\n${this.t("flow-too-many-attempts")}`);
-        return { type: "abort" };
+        return undefined;
     }
   }
 
