@@ -213,8 +213,10 @@ pay-link-yookassa = Order #{ $id }: pay <b>{ $price }</b> by card or SBP on YooK
 pay-link-cryptopay = Order #{ $id }: pay <b>{ $price }</b> in the coin of your choice in @CryptoBot. The order card here will show the payment as soon as it arrives.
 wallet-paid = Paid from your wallet. Balance: { $balance }
 wallet-insufficient = Your wallet holds { $balance }, the order costs { $price }. Top it up with /wallet or choose another way to pay.
-payment-extra-refunded = You had already paid for this order, so this second payment is refunded.
-payment-extra-flagged = You had already paid for this order. The shop has been told and will refund the second payment.
+payment-extra-refunded = You had already paid for order #{ $id }, so this second payment ({ $amount }) is refunded.
+payment-extra-wallet = You had already paid for order #{ $id }, so this second payment ({ $amount }) goes back to your wallet in the bot (/wallet).
+payment-extra-card = You had already paid for order #{ $id }, so this second payment ({ $amount }) is refunded the way you paid (card or SBP); banks take up to a few days to show it.
+payment-extra-flagged = You had already paid for order #{ $id }. The shop has been told and will refund this second payment ({ $amount }).
 
 ## Refunds
 

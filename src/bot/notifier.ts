@@ -6,6 +6,7 @@ import type { Notifier } from "../orders/types.js";
 import type { RedisClient } from "../redis/connect.js";
 import type { SessionData } from "./context.js";
 import { renderCard, shortId } from "./format/card.js";
+import { renderExtraPayment } from "./format/extra-payment.js";
 import { renderFinal } from "./format/final.js";
 import { formatRub } from "./format/money.js";
 import { renderAlert } from "./format/operator-alerts.js";
@@ -106,6 +107,18 @@ export function createNotifier(deps: {
         link_preview_options: { is_disabled: true },
         ...(troubled ? { reply_markup: supportKeyboard(f.t) } : {}),
       });
+    },
+
+    async extraPayment(order, charge) {
+      const f = fmt(order.customer.locale);
+      const text = renderExtraPayment(order, charge, { ...f, settled: true });
+      try {
+        await api.sendMessage(order.customer.chatId, text, { parse_mode: "HTML" });
+      } catch (err) {
+        // A customer who blocked the bot: the refund stands (and the operators know one by hand).
+        if (!isUnreachable(err)) throw err;
+        logger.info({ orderId: order.id, reason: describeError(err) }, "customer unreachable");
+      }
     },
 
     async topUpCredited(topup, balanceKopecks) {

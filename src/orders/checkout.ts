@@ -3,7 +3,15 @@ import type { PayCheck, PaymentReceipt } from "./api.js";
 import { type EngineContext, noteTransition, transition } from "./context.js";
 import type { Effect } from "./effects.js";
 import { encodeJob } from "./jobs.js";
-import { alertMessage, at, enter, isQuoteExpired, jobsFor, PAYABLE_STATES } from "./lifecycle.js";
+import {
+  alertMessage,
+  at,
+  enter,
+  extraPaymentMessage,
+  isQuoteExpired,
+  jobsFor,
+  PAYABLE_STATES,
+} from "./lifecycle.js";
 import { railOf, refundRoute, refundsAutomatically } from "./rails.js";
 import type { Order, OrderState } from "./types.js";
 
@@ -114,11 +122,14 @@ async function recordPayment(
       refundToWallet,
     };
     const next: Order = { ...order, payments, extraCharges: [...(order.extraCharges ?? []), extra] };
-    const jobs: Effect[] = [
-      refundsAutomatically(refundRoute(extra))
-        ? at({ type: "xrefund", orderId: order.id, chargeId: receipt.telegramChargeId }, t)
-        : alertMessage("duplicate_payment", order),
-    ];
+    // A refund the bot makes tells the customer once it is made (handlers.ts); one left to the
+    // operators is told now.
+    const jobs: Effect[] = refundsAutomatically(refundRoute(extra))
+      ? [at({ type: "xrefund", orderId: order.id, chargeId: receipt.telegramChargeId }, t)]
+      : [
+          alertMessage("duplicate_payment", order),
+          ...extraPaymentMessage(next, next.extraCharges!.length - 1),
+        ];
     if (rail === "wallet") jobs.push({ cancel: encodeJob({ type: "wsettle", orderId: order.id }) });
     return { next, jobs };
   });

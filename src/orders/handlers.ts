@@ -5,7 +5,7 @@ import type { EngineContext } from "./context.js";
 import type { Effect } from "./effects.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
 import { encodeJob, type Job } from "./jobs.js";
-import { alertMessage, finalMessage, isTracked } from "./lifecycle.js";
+import { alertMessage, extraPaymentMessage, finalMessage, isTracked } from "./lifecycle.js";
 import { claimPromo, releasePromo } from "./promo-checkout.js";
 import { pollProviderPayments } from "./provider-checkout.js";
 import { type RefundRoute, refundRoute, refundsAutomatically } from "./rails.js";
@@ -213,13 +213,18 @@ async function refundExtraCharge(
   });
   if (given instanceof Retry) return given;
   const { state: refund, ref: refundRef } = given;
-  await ctx.store.update(order.id, (o) => ({
-    next: {
+  await ctx.store.update(order.id, (o) => {
+    const index = (o.extraCharges ?? []).findIndex((c) => c.telegramChargeId === chargeId);
+    // Settled already (a second run of this job): told then.
+    if (index < 0 || o.extraCharges![index]!.refund !== "needed") return null;
+    const next = {
       ...o,
-      extraCharges: (o.extraCharges ?? []).map((c) =>
-        c.telegramChargeId === chargeId ? { ...c, refund, refundRef: refundRef ?? c.refundRef } : c,
+      extraCharges: o.extraCharges!.map((c, i) =>
+        i === index ? { ...c, refund, refundRef: refundRef ?? c.refundRef } : c,
       ),
-    },
-    jobs: refund === "needed" ? [alertMessage("duplicate_payment", o)] : [],
-  }));
+    };
+    const jobs: Effect[] = extraPaymentMessage(next, index);
+    if (refund === "needed") jobs.push(alertMessage("duplicate_payment", o));
+    return { next, jobs };
+  });
 }

@@ -130,6 +130,18 @@ export function finalMessage(order: Order): MessageSpec {
   return send({ kind: "final", chatId: order.customer.chatId, orderId: order.id });
 }
 
+/**
+ * The customer's message about a second payment for an order paid already (the `index`-th of its
+ * extra charges), once its refund is made or left to the operators. Telegram payments (Stars, a
+ * provider invoice) are answered in the chat when they arrive (bot/features/payments.ts); a
+ * payment made elsewhere (a YooKassa or Crypto Pay page, the wallet) is told this way.
+ */
+export function extraPaymentMessage(order: Order, index: number): MessageSpec[] {
+  const rail = order.extraCharges?.[index]?.rail;
+  if (rail === undefined || rail === "stars" || rail === "invoice") return [];
+  return [send({ kind: "extra", chatId: order.customer.chatId, orderId: order.id, index })];
+}
+
 /** An alert to the operators about an order. */
 export function alertMessage(alert: AlertKind, order: Order): MessageSpec {
   return send({ kind: "alert", alert, orderId: order.id });

@@ -28,6 +28,12 @@ export async function deliverMessage(
     return tellReferrer(ctx, message.chatId, message.orderId);
   }
   if (message.kind === "bcast") return ctx.broadcasts?.deliver(message.chatId, message.broadcastId, signal);
+  if (message.kind === "extra") {
+    const order = await ctx.store.get(message.orderId);
+    const charge = order?.extraCharges?.[message.index];
+    if (!order || !charge || signal?.aborted) return;
+    return ctx.notifier.extraPayment?.(order, charge);
+  }
   // A settled order changes no more but for its final message's mark: the copy this process wrote
   // when the order settled (or read since) renders the final message while it shows none sent, and
   // a delivered order's card. Any other copy may be behind and is read again. Only a process that

@@ -191,6 +191,11 @@ export interface Notifier {
   alert(alert: OperatorAlert, order?: Order): Promise<void>;
   /** Tell a referrer their wallet was credited `amountKopecks` for a friend's delivered order. */
   referralCredited?(referrerId: number, amountKopecks: number, balanceKopecks: number): Promise<void>;
+  /**
+   * Tell a customer what became of a second payment for an order paid already (its refund made,
+   * or left to the operators): one made outside the chat, which nothing else answered.
+   */
+  extraPayment?(order: Order, charge: ExtraCharge): Promise<void>;
   /** Tell a customer their wallet was topped up (a provider payment of a top-up). */
   topUpCredited?(topup: TopUp, balanceKopecks: number): Promise<void>;
 }

@@ -2,7 +2,7 @@ import type { AlertKind } from "../orders/types.js";
 
 /**
  * What the bot sends on its own — not as a reply to a customer's action — and so waits its turn
- * in the outgoing queue: final messages and top-up credits first, then operator alerts, then order card updates,
+ * in the outgoing queue: final messages, top-up credits and second payments' refunds first, then operator alerts, then order card updates,
  * then broadcasts. In Redis a message is one string `<kind>:<chat>:<ref>`; the chat is what the
  * per-chat pace applies to (`ops` for alerts, which go to every operator).
  */
@@ -14,6 +14,12 @@ export type OutgoingMessage =
   | { kind: "topup"; chatId: number; topupId: string }
   /** "+₽X from your friend's order" to the referrer credited for it (src/orders/referral-bonus.ts). */
   | { kind: "referral"; chatId: number; orderId: string }
+  /**
+   * What became of a second payment for an order paid already, made on a provider's page (YooKassa,
+   * Crypto Pay) where the chat saw nothing of it: `index` is the payment's place in the order's
+   * `extraCharges` (src/orders/notifications.ts).
+   */
+  | { kind: "extra"; chatId: number; orderId: string; index: number }
   /** One recipient of an operator's broadcast (src/broadcast/broadcasts.ts). */
   | { kind: "bcast"; chatId: number; broadcastId: string };
 
@@ -23,6 +29,7 @@ export type OutgoingKind = OutgoingMessage["kind"];
 export const PRIORITY: Readonly<Record<OutgoingKind, number>> = {
   final: 0,
   topup: 0,
+  extra: 0,
   alert: 1,
   referral: 2,
   card: 2,
@@ -43,6 +50,8 @@ export function encodeMessage(m: OutgoingMessage): string {
       return `topup:${m.chatId}:${m.topupId}`;
     case "bcast":
       return `bcast:${m.chatId}:${m.broadcastId}`;
+    case "extra":
+      return `extra:${m.chatId}:${m.orderId}:${m.index}`;
     default:
       return `${m.kind}:${m.chatId}:${m.orderId}`;
   }
@@ -53,6 +62,9 @@ export function decodeMessage(member: string): OutgoingMessage | null {
   if (kind === "alert") return a && b ? { kind, alert: a as AlertKind, orderId: b } : null;
   if (kind === "topup" && a && /^-?\d+$/.test(chat)) return { kind, chatId: Number(chat), topupId: a };
   if (kind === "bcast" && a && /^-?\d+$/.test(chat)) return { kind, chatId: Number(chat), broadcastId: a };
+  if (kind === "extra" && a && /^-?\d+$/.test(chat) && /^\d+$/.test(b)) {
+    return { kind, chatId: Number(chat), orderId: a, index: Number(b) };
+  }
   if ((kind === "final" || kind === "card" || kind === "referral") && a && /^-?\d+$/.test(chat)) {
     return { kind, chatId: Number(chat), orderId: a };
   }

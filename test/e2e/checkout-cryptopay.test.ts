@@ -326,6 +326,10 @@ describe("a second paid invoice for one order", () => {
     });
     expect(h.sandbox.stats(orderId)).toMatchObject({ pays: 1, charges: 1 });
     expect(c.messages().filter((m) => DELIVERED.test(m.text ?? ""))).toHaveLength(1);
+    // The customer paid on Crypto Pay's side, outside the chat: the chat says where the money went.
+    const told = await c.waitForBotMessage(/second payment/, 10_000);
+    expect(told.text).toContain(`#${orderId.slice(0, 8)}`);
+    expect(told.text).toContain("goes back to your wallet in the bot");
   });
 
   it("is flagged for the operators without a wallet; the order is delivered once", async () => {
@@ -347,5 +351,7 @@ describe("a second paid invoice for one order", () => {
     ]);
     expect(h.sandbox.stats(orderId)).toMatchObject({ pays: 1, charges: 1 });
     expect(c.messages().filter((m) => DELIVERED.test(m.text ?? ""))).toHaveLength(1);
+    const told = await c.waitForBotMessage(/second payment/, 10_000);
+    expect(told.text).toContain("The shop has been told and will refund this second payment");
   });
 });

@@ -335,5 +335,10 @@ describe("YooKassa: money back", () => {
     expect(h.telegram.refunds()).toEqual([]);
     expect(h.sandbox.stats(id)).toMatchObject({ pays: 1, charges: 1 });
     expect(c.botMessages().filter((m) => DELIVERED.test(m.text ?? ""))).toHaveLength(1);
+    // Paid on YooKassa's page, outside the chat: the chat says where the money went, once.
+    const told = await c.waitForBotMessage(/second payment/, 10_000);
+    expect(told.text).toContain(`#${id.slice(0, 8)}`);
+    expect(told.text).toContain("refunded the way you paid (card or SBP)");
+    expect(c.botMessages().filter((m) => /second payment/.test(m.text ?? ""))).toHaveLength(1);
   }, 30_000);
 });

@@ -38,6 +38,24 @@ describe("checkout modes", () => {
     await c.waitForBotMessage(DELIVERED, 20_000);
   });
 
+  it("CHECKOUT=invoice,wallet: a second invoice paid for the same order is said to go back to the wallet", async () => {
+    h = await startAppHarness({ CHECKOUT: "invoice,wallet", PAYMENT_PROVIDER_TOKEN: "provider-test-token" });
+    const c = newAppCustomer(h.telegram);
+    const card = await starsCard(c, 50);
+    await c.pressButton(/^💳 Telegram payment/, { ...T, messageId: card.messageId });
+    await c.pressButton(/^💳 Telegram payment/, { ...T, messageId: card.messageId });
+    const invoices = (await c.waitFor((msgs) => msgs.filter((m) => m.invoice).length === 2, 10_000)).filter(
+      (m) => m.invoice,
+    );
+    // Both pre-checkouts are answered while the order is still unpaid: both payments go through.
+    const paid = await Promise.all(invoices.map((m) => c.payInvoice({ messageId: m.messageId })));
+    expect(paid.map((p) => p.ok)).toEqual([true, true]);
+    const told = await c.waitForBotMessage(/second payment/, 10_000);
+    expect(told.text).toContain("goes back to your wallet in the bot");
+    expect(told.text).not.toContain("The shop has been told");
+    await c.waitForBotMessage(DELIVERED, 20_000);
+  });
+
   it("CHECKOUT=direct: allowed users confirm once; everyone else is told the shop is closed", async () => {
     const allowed = 640_000_001;
     h = await startAppHarness({ CHECKOUT: "direct", ALLOWED_USER_IDS: String(allowed) });

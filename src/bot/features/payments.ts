@@ -14,6 +14,7 @@ import type { Order } from "../../orders/types.js";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { shortId } from "../format/card.js";
+import { renderExtraPayment } from "../format/extra-payment.js";
 import { renderOpenQuotes } from "../format/open-quotes.js";
 import { isLocale, supportedLocale, translator } from "../i18n.js";
 import { CB, type PayRail, railOfCode } from "../keyboards/callbacks.js";
@@ -235,23 +236,17 @@ export function paymentsBeforeSession(i18n: I18n<BotContext>): Composer<BotConte
     const paid = receiptOf(ctx.message);
     if (!paid || isTopUpPayload(paid.orderId)) return next();
     const { orderId, receipt } = paid;
-    const currency = receipt.currency;
     // Usually recorded already when the update arrived (recordPayments): its answer is reused.
     const r = recorded.get(ctx.message) ?? (await ctx.deps.orders.markPaid(orderId, receipt, ANSWERED));
     ctx.logger.info({ orderId, outcome: r.outcome }, "payment received");
     const extra =
-      r.outcome === "refunded_extra" ||
-      (r.outcome === "duplicate" &&
-        (r.order?.extraCharges ?? []).some((c) => c.telegramChargeId === receipt.telegramChargeId));
-    if (extra) {
-      await ctx.reply(
-        speechFor(i18n, ctx, r.order).t(
-          currency === "XTR" ? "payment-extra-refunded" : "payment-extra-flagged",
-        ),
-        {
-          parse_mode: "HTML",
-        },
-      );
+      r.outcome === "refunded_extra" || r.outcome === "duplicate"
+        ? r.order?.extraCharges?.find((c) => c.telegramChargeId === receipt.telegramChargeId)
+        : undefined;
+    if (r.order && extra) {
+      const speech = speechFor(i18n, ctx, r.order);
+      const text = renderExtraPayment(r.order, extra, { ...speech, settled: false });
+      await ctx.reply(text, { parse_mode: "HTML" });
       return;
     }
     if (r.order?.telegramChargeId !== receipt.telegramChargeId) return;

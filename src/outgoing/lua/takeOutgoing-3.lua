@@ -45,7 +45,7 @@ local most = tonumber(ARGV[7])
 local opsMs = tonumber(ARGV[8] or ARGV[3])
 
 -- Priorities by message kind, as in src/outgoing/messages.ts.
-local PRIORITY = { final = 0, topup = 0, alert = 1, card = 2, referral = 2, bcast = 3 }
+local PRIORITY = { final = 0, topup = 0, extra = 0, alert = 1, card = 2, referral = 2, bcast = 3 }
 
 if ARGV[6] == '1' then
   readClock()
