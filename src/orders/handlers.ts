@@ -79,8 +79,7 @@ export async function runJob(
       await creditReferralBonus(ctx, order);
       return undefined;
     case "prelease":
-      await releasePromo(ctx, order);
-      return undefined;
+      return releasePromo(ctx, order);
     case "pclaim":
       await claimPromo(ctx, order);
       return undefined;

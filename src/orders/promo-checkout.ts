@@ -1,8 +1,10 @@
 import { discountOn, normalizeCode, promoRefusal } from "../promo/discount.js";
 import type { PromoRefusal } from "../promo/types.js";
 import type { EngineContext } from "./context.js";
+import { Retry } from "./job-retry.js";
 import { isQuoteExpired } from "./lifecycle.js";
 import { starsForPrice } from "./pricing.js";
+import { payableUntil } from "./provider-checkout.js";
 import type { Order } from "./types.js";
 
 /**
@@ -15,7 +17,8 @@ import type { Order } from "./types.js";
  * The use is counted first (atomically, within the code's limits), then the order is re-priced
  * with a version check; when the order changed meanwhile (paid, cancelled, expired) the use is
  * given back at once. An order that expires or is cancelled unpaid gives its use back by a job
- * scheduled with that change (lifecycle.ts); a late payment of such an order counts it again.
+ * scheduled with that change (lifecycle.ts), once no provider page for it can still be paid; a
+ * late payment of such an order counts it again.
  */
 export type PromoApplied =
   | { ok: true; order: Order }
@@ -81,9 +84,16 @@ export async function applyPromo(
   return { ok: true, order: res.order };
 }
 
-/** The `prelease` job: an order that ended unpaid gives its code's use back. */
-export async function releasePromo(ctx: EngineContext, order: Order): Promise<void> {
+/**
+ * The `prelease` job: an order that ended unpaid gives its code's use back. While a provider's
+ * page for the discounted amount is still open the use stays held (a late payment of it would
+ * otherwise count a use the code no longer has): the job comes back when the page can no longer be
+ * paid, or sooner when the provider says it was cancelled (provider-checkout.ts).
+ */
+export async function releasePromo(ctx: EngineContext, order: Order): Promise<Retry | undefined> {
   if (order.state !== "expired" && order.state !== "cancelled") return;
+  const until = payableUntil(order);
+  if (until !== undefined && ctx.now() < until) return new Retry(until);
   if (await ctx.promos.release(order.id)) ctx.log.info({ orderId: order.id }, "promo code use given back");
 }
 

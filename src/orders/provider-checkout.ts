@@ -119,6 +119,30 @@ function receiptOf(order: Order, status: PaymentStatus): PaymentReceipt {
 }
 
 /**
+ * How long after its quote's end a Crypto Pay invoice is still looked for: it expires with the
+ * quote, and its paid notification or the poll may come a little later.
+ */
+const CRYPTOPAY_LATE_MS = 10 * 60_000;
+
+/**
+ * Until when an expired or cancelled order may still be paid on a provider's page opened for it
+ * at the discounted amount: a YooKassa page as long as the poll job looks for it, a Crypto Pay
+ * invoice shortly after the quote's end. Undefined when no page is open.
+ */
+export function payableUntil(order: Order): number | undefined {
+  const open = (order.payments ?? []).filter((p) => !p.settled);
+  if (open.length === 0) return undefined;
+  const quoteEnd = order.expiresAt ?? 0;
+  return Math.max(
+    ...open.map((p) =>
+      p.rail === "cryptopay"
+        ? Math.max(p.createdAt, quoteEnd) + CRYPTOPAY_LATE_MS
+        : Math.max(p.createdAt, quoteEnd) + PAYMENT_POLL_FOR_MS,
+    ),
+  );
+}
+
+/**
  * Applies what a provider says about an order's payment (re-read, never taken from a
  * notification's body): paid → the order's payment (or a second one, given back); cancelled →
  * the link is retired so a new tap makes a new payment. Returns the order after it.
@@ -150,13 +174,14 @@ export async function applyOrderPayment(ctx: EngineContext, status: PaymentStatu
     const res = await ctx.store.update(orderId, (o) => {
       const p = (o.payments ?? []).find((x) => x.rail === status.rail && x.id === status.id);
       if (!p || p.settled) return null;
-      return {
-        next: {
-          ...o,
-          payments: (o.payments ?? []).map((x) => (x === p ? { ...x, settled: "cancelled" as const } : x)),
-        },
-        jobs: [],
+      const next = {
+        ...o,
+        payments: (o.payments ?? []).map((x) => (x === p ? { ...x, settled: "cancelled" as const } : x)),
       };
+      // The last open page of an order that ended unpaid: its promo code's use comes back now.
+      const ended = next.state === "expired" || next.state === "cancelled";
+      const release = ended && next.promo !== undefined && payableUntil(next) === undefined;
+      return { next, jobs: release ? [at({ type: "prelease", orderId }, ctx.now())] : [] };
     });
     return res.order;
   }
@@ -196,8 +221,8 @@ export async function pollProviderPayments(ctx: EngineContext, order: Order): Pr
   if (still.length === 0) return;
   const newest = Math.max(...still.map((p) => p.createdAt));
   // A page stays payable as long as the quote (an invoice expires with it): polled until then too.
-  const payableUntil = Math.max(newest, after?.expiresAt ?? newest);
-  if (ctx.now() - payableUntil > PAYMENT_POLL_FOR_MS) return;
+  const lastPayable = Math.max(newest, after?.expiresAt ?? newest);
+  if (ctx.now() - lastPayable > PAYMENT_POLL_FOR_MS) return;
   return backoff(ctx, newest, 3_000);
 }
 
