@@ -7,7 +7,10 @@ const DAY_MS = 24 * 3600 * 1000;
 /** Orders that count as a purchase: the customer paid. */
 const BOUGHT: readonly Order["state"][] = ["paid", "pending", "delivered"];
 
-/** The chats of an audience, without those that blocked the bot; registry order, then order order. */
+/**
+ * The chats of an audience, without those that blocked the bot and those an operator banned (the
+ * shop no longer serves them); registry order, then order order.
+ */
 export async function resolveAudience(
   audience: Audience,
   deps: {
@@ -16,7 +19,7 @@ export async function resolveAudience(
     now: number;
   },
 ): Promise<number[]> {
-  const blocked = await deps.customers.blocked();
+  const [blocked, banned] = await Promise.all([deps.customers.blocked(), deps.customers.banned()]);
   let chats: number[];
   if (audience.kind === "all") chats = await deps.customers.chats();
   else if (audience.kind === "lang") chats = await deps.customers.chats(audience.locale);
@@ -32,7 +35,7 @@ export async function resolveAudience(
     }
     chats = [...found];
   }
-  return [...new Set(chats)].filter((c) => !blocked.has(c));
+  return [...new Set(chats)].filter((c) => !blocked.has(c) && !banned.has(c));
 }
 
 function kindOf(product: string): string {

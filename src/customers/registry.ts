@@ -1,5 +1,6 @@
 import type { Locale } from "../config.js";
 import type { RedisClient } from "../redis/connect.js";
+import { customerKeys as shopCustomerKeys } from "./keys.js";
 
 /**
  * Who has talked to the bot, for broadcasts' audiences (layout under the prefix P):
@@ -37,6 +38,8 @@ const REMEMBERED = 100_000;
 
 export class CustomerRegistry {
   readonly keys: CustomerKeys;
+  /** The ban list's hash (bans.ts). */
+  private readonly bansKey: string;
   private readonly written = new Map<number, string>();
 
   constructor(
@@ -46,6 +49,7 @@ export class CustomerRegistry {
     private readonly now: () => number = Date.now,
   ) {
     this.keys = customerKeys(prefix);
+    this.bansKey = shopCustomerKeys(prefix).bans;
   }
 
   /**
@@ -94,6 +98,11 @@ export class CustomerRegistry {
 
   async blocked(): Promise<Set<number>> {
     return new Set((await this.redis.smembers(this.keys.blocked)).map(Number));
+  }
+
+  /** Customers an operator banned (the ban list's hash, bans.ts). */
+  async banned(): Promise<Set<number>> {
+    return new Set((await this.redis.hkeys(this.bansKey)).map(Number));
   }
 
   /** Every recorded chat, or those whose language is `locale`, oldest first. */

@@ -1,6 +1,8 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveAudience } from "../../src/broadcast/audience.js";
 import { LOCALES } from "../../src/config.js";
+import { BanList } from "../../src/customers/bans.js";
 import { CustomerRegistry } from "../../src/customers/registry.js";
 import { Usernames } from "../../src/customers/usernames.js";
 import { testRedis, uniquePrefix } from "../helpers/redis.js";
@@ -63,6 +65,20 @@ describe("customers registry", () => {
     const other = new CustomerRegistry(redis, registry.keys.all.replace(/cust:all$/, ""), LOCALES);
     expect(await other.touch(601, "en")).toBe(true);
     expect(await other.isBlocked(601)).toBe(false);
+  });
+
+  it("leaves customers who blocked the bot and banned customers out of every broadcast audience", async () => {
+    const prefix = uniquePrefix("cust");
+    const registry = new CustomerRegistry(redis, prefix, LOCALES);
+    for (const chat of [701, 702, 703]) await registry.touch(chat, "en");
+    await registry.setBlocked(702, true);
+    await new BanList(redis, prefix).ban(703, 1);
+    const orders = { streamCreatedBetween: async function* () {} };
+    const now = Date.now();
+    expect(await resolveAudience({ kind: "all" }, { customers: registry, orders, now })).toEqual([701]);
+    expect(
+      await resolveAudience({ kind: "lang", locale: "en" }, { customers: registry, orders, now }),
+    ).toEqual([701]);
   });
 
   it("records a customer seen for the first time in four commands; a returning one's next day also unblocks and leaves other languages", async () => {
