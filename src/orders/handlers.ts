@@ -5,7 +5,7 @@ import type { EngineContext } from "./context.js";
 import type { Effect } from "./effects.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
 import { encodeJob, type Job } from "./jobs.js";
-import { alertMessage, extraPaymentMessage, finalMessage, isTracked } from "./lifecycle.js";
+import { alertMessage, cardUpdate, extraPaymentMessage, finalMessage, isTracked } from "./lifecycle.js";
 import { claimPromo, releasePromo } from "./promo-checkout.js";
 import { pollProviderPayments } from "./provider-checkout.js";
 import { type RefundRoute, refundRoute, refundsAutomatically } from "./rails.js";
@@ -189,7 +189,9 @@ async function refundOrder(ctx: EngineContext, order: Order): Promise<Retry | un
   const { state: refund, ref: refundRef } = given;
   await ctx.store.update(order.id, (o) => {
     if (o.refund !== "none") return null;
+    // The card said the refund was under way: it says now what became of it, as the final message does.
     const jobs: Effect[] = [finalMessage(o)];
+    if (o.cardMessageId !== undefined) jobs.push(cardUpdate(o));
     if (refund === "needed") jobs.push(alertMessage("refund_needed", o));
     return { next: { ...o, refund, refundRef: refundRef ?? o.refundRef, times: { ...o.times } }, jobs };
   });

@@ -142,6 +142,11 @@ export function extraPaymentMessage(order: Order, index: number): MessageSpec[] 
   return [send({ kind: "extra", chatId: order.customer.chatId, orderId: order.id, index })];
 }
 
+/** An update of the order's card in the customer's chat (to its latest state when its turn comes). */
+export function cardUpdate(order: Order): MessageSpec {
+  return send({ kind: "card", chatId: order.customer.chatId, orderId: order.id });
+}
+
 /** An alert to the operators about an order. */
 export function alertMessage(alert: AlertKind, order: Order): MessageSpec {
   return send({ kind: "alert", alert, orderId: order.id });
@@ -246,7 +251,7 @@ export function jobsFor(order: Order, from: OrderState | null, timing: Lifecycle
     !shownOnQuote &&
     ((moved && order.cardMessageId !== undefined) || (moved && order.state === "pending"))
   ) {
-    jobs.push(send({ kind: "card", chatId: order.customer.chatId, orderId }));
+    jobs.push(cardUpdate(order));
   }
   return jobs;
 }

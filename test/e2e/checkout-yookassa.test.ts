@@ -273,8 +273,19 @@ describe("YooKassa: money back", () => {
     await waitOrder(h, id, (x) => x.state === "failed");
     expect((await h.app.orders.get(id))?.refund).toBe("none");
     expect(c.botMessages().filter((m) => /could not be delivered/.test(m.text ?? ""))).toHaveLength(0);
+    const card = c.botMessages().find((m) => /Order #/.test(m.text ?? ""))!;
+    // The card's update is queued: it says the refund is under way once its turn comes.
+    await c.waitFor(
+      (msgs) => /being refunded/.test(msgs.find((m) => m.messageId === card.messageId)?.text ?? ""),
+      10_000,
+    );
     const refund = h.yookassa.settleRefund(h.yookassa.refunds()[0]!.id);
     const message = await c.waitForBotMessage(/could not be delivered/, 30_000);
+    // The card follows: it no longer says the refund is under way.
+    await c.waitFor(
+      (msgs) => /was refunded/.test(msgs.find((m) => m.messageId === card.messageId)?.text ?? ""),
+      10_000,
+    );
     expect(message.text).toMatch(/refunded to your card/);
     const o = await waitOrder(h, id, (x) => x.refund !== "none");
     expect(o).toMatchObject({ refund: "done", refundRef: refund.id });
