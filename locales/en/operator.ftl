@@ -118,6 +118,7 @@ op-card-payment-rail = Payment: { $currency } { $amount } · { $rail }
 op-card-payment-none = Payment: none (direct checkout, the customer was not charged in the bot)
 op-card-charge-telegram = Telegram charge id: <code>{ $id }</code>
 op-card-charge-provider = Provider charge id: <code>{ $id }</code>
+op-card-charge-payment = Payment id: <code>{ $id }</code>
 op-card-provider-payment = { $rail } payment: <code>{ $id }</code> · { $status }
 op-card-extra-charge = Second payment: { $amount } · { $rail } · <code>{ $id }</code> · refund { $refund }
 op-card-extra-refund-id = ↳ refund id: <code>{ $id }</code>
@@ -185,6 +186,7 @@ op-alert-stuck-todo = What to do: open the order and tap Re-check now; if it sta
 op-alert-refund-needed = 💸 <b>Refund needed:</b> the customer paid { $amount } and the bot could not refund it automatically.
 op-alert-charge-telegram = Telegram charge id: <code>{ $id }</code>
 op-alert-charge-provider = Provider charge id: <code>{ $id }</code>
+op-alert-charge-payment = Payment id: <code>{ $id }</code>
 op-alert-refund-needed-todo = What to do: refund the payment through the payment provider, then tap Mark refunded in the order.
 op-alert-refund-needed-stars-todo = What to do: refund the Stars by hand (refundStarPayment with the charge id above), then tap Mark refunded in the order.
 

@@ -120,6 +120,7 @@ op-card-payment-rail = Оплата: { $currency } { $amount } · { $rail }
 op-card-payment-none = Оплата: нет (прямое оформление, в боте с покупателя ничего не списано)
 op-card-charge-telegram = Telegram charge id: <code>{ $id }</code>
 op-card-charge-provider = Provider charge id: <code>{ $id }</code>
+op-card-charge-payment = Id платежа: <code>{ $id }</code>
 op-card-provider-payment = Платёж { $rail }: <code>{ $id }</code> · { $status }
 op-card-extra-charge = Повторный платёж: { $amount } · { $rail } · <code>{ $id }</code> · возврат { $refund }
 op-card-extra-refund-id = ↳ id возврата: <code>{ $id }</code>
@@ -187,6 +188,7 @@ op-alert-stuck-todo = Что делать: откройте заказ и наж
 op-alert-refund-needed = 💸 <b>Нужен возврат:</b> покупатель заплатил { $amount }, и бот не смог вернуть деньги сам.
 op-alert-charge-telegram = Telegram charge id: <code>{ $id }</code>
 op-alert-charge-provider = Provider charge id: <code>{ $id }</code>
+op-alert-charge-payment = Id платежа: <code>{ $id }</code>
 op-alert-refund-needed-todo = Что делать: верните платёж через платёжного провайдера, затем нажмите «Отметить возврат» в заказе.
 op-alert-refund-needed-stars-todo = Что делать: верните звёзды вручную (refundStarPayment с charge id выше), затем нажмите «Отметить возврат» в заказе.
 

@@ -9,6 +9,7 @@ import { formatOrderPrice } from "./card.js";
 import { escapeHtml } from "./html.js";
 import { formatRub, formatStars } from "./money.js";
 import {
+  chargeLines,
   clip,
   customerShort,
   extraChargeVars,
@@ -137,12 +138,7 @@ export function renderAlert(
             : formatRub(order.amount, locale);
       lines.push(t("op-alert-refund-needed", { amount }));
       lines.push(reasonLine(str("reason") ?? order?.errorMessage));
-      if (order?.telegramChargeId) {
-        lines.push(t("op-alert-charge-telegram", { id: escapeHtml(order.telegramChargeId) }));
-      }
-      if (order?.providerChargeId) {
-        lines.push(t("op-alert-charge-provider", { id: escapeHtml(order.providerChargeId) }));
-      }
+      if (order) lines.push(...chargeLines(order, t, "op-alert"));
       lines.push(
         t(order?.currency === "XTR" ? "op-alert-refund-needed-stars-todo" : "op-alert-refund-needed-todo"),
       );

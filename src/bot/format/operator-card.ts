@@ -7,6 +7,7 @@ import { orderCardKeyboard, refundConfirmKeyboard } from "../menus/operator.js";
 import { escapeHtml } from "./html.js";
 import { formatRub, formatStars } from "./money.js";
 import {
+  chargeLines,
   clip,
   extraChargeVars,
   formatUtc,
@@ -80,12 +81,7 @@ function paymentLines(order: Order, t: Translate, locale: Locale): string[] {
       }),
     );
   else lines.push(t("op-card-payment", { currency: order.currency, amount: paymentAmount(order, locale) }));
-  if (order.telegramChargeId) {
-    lines.push(t("op-card-charge-telegram", { id: escapeHtml(order.telegramChargeId) }));
-  }
-  if (order.providerChargeId) {
-    lines.push(t("op-card-charge-provider", { id: escapeHtml(order.providerChargeId) }));
-  }
+  lines.push(...chargeLines(order, t, "op-card"));
   for (const p of order.payments ?? []) {
     lines.push(
       t("op-card-provider-payment", {

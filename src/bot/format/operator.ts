@@ -99,6 +99,26 @@ export function customerShort(customer: Customer): string {
   return `id ${customer.userId}`;
 }
 
+/**
+ * The lines naming an order's payment for an operator (`<prefix>-charge-telegram`, `-provider`,
+ * `-payment`): a Telegram charge id only for a payment made in Telegram (Stars, a provider
+ * invoice); a YooKassa or Crypto Pay payment by the provider's id, a wallet payment by its ref.
+ */
+export function chargeLines(order: Order, t: Translate, prefix: "op-card" | "op-alert"): string[] {
+  const rail = railOf(order);
+  const inTelegram = rail === "stars" || rail === "invoice";
+  const lines: string[] = [];
+  if (order.telegramChargeId && inTelegram) {
+    lines.push(t(`${prefix}-charge-telegram`, { id: escapeHtml(order.telegramChargeId) }));
+  }
+  if (order.providerChargeId) {
+    lines.push(t(`${prefix}-charge-provider`, { id: escapeHtml(order.providerChargeId) }));
+  } else if (order.telegramChargeId && !inTelegram) {
+    lines.push(t(`${prefix}-charge-payment`, { id: escapeHtml(order.telegramChargeId) }));
+  }
+  return lines;
+}
+
 /** Variables of a line about a second payment for an order (`op-card-extra-charge`, `op-alert-extra-charge`). */
 export function extraChargeVars(x: ExtraCharge, t: Translate, locale: Locale): Record<string, string> {
   return {
