@@ -233,8 +233,8 @@ refund-rub-shop-contact = 💸 The shop will refund you { $amount }. Questions: 
 refund-rub-done = 💸 The shop refunded you { $amount }.
 refund-wallet-auto = 👛 { $amount } goes back to your wallet in the bot.
 refund-wallet-done = 👛 { $amount } is back in your wallet in the bot (/wallet).
-refund-card-auto = 💸 { $amount } is being refunded to your card.
-refund-card-done = 💸 { $amount } was refunded to your card; banks take up to a few days to show it.
+refund-card-auto = 💸 { $amount } is being refunded the way you paid (card or SBP).
+refund-card-done = 💸 { $amount } was refunded the way you paid (card or SBP); banks take up to a few days to show it.
 refund-none-charged = You were not charged.
 
 ## Final messages

@@ -226,20 +226,20 @@ payment-extra-flagged = Заказ #{ $id } уже был оплачен. Маг
 refund-stars-auto = ⭐ { $stars } { $stars ->
     [one] звезда будет возвращена
     [few] звезды будут возвращены
-   *[many] звёзд будут возвращены
+   *[many] звёзд будет возвращено
 } автоматически.
 refund-stars-done = ⭐ { $stars } { $stars ->
     [one] звезда возвращена
     [few] звезды возвращены
-   *[many] звёзд возвращены
+   *[many] звёзд возвращено
 }.
 refund-rub-shop = 💸 Магазин вернёт вам { $amount }.
 refund-rub-shop-contact = 💸 Магазин вернёт вам { $amount }. Вопросы: { $contact }
 refund-rub-done = 💸 Магазин вернул вам { $amount }.
 refund-wallet-auto = 👛 { $amount } вернутся на ваш баланс в боте.
 refund-wallet-done = 👛 { $amount } вернулись на ваш баланс в боте (/wallet).
-refund-card-auto = 💸 { $amount } возвращаются на вашу карту.
-refund-card-done = 💸 { $amount } возвращены на вашу карту; банк может показать их через несколько дней.
+refund-card-auto = 💸 { $amount } возвращаются тем же способом, которым вы платили (карта или СБП).
+refund-card-done = 💸 { $amount } возвращены тем же способом, которым вы платили (карта или СБП); банк может показать их через несколько дней.
 refund-none-charged = С вас ничего не списано.
 
 ## Final messages

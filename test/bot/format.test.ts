@@ -126,7 +126,7 @@ describe("refund lines", () => {
       "👛 ₽1,234 goes back to your wallet in the bot.",
     );
     expect(refundLine(order({ ...card, refund: "done" }), en)).toMatch(
-      /^💸 ₽1,234 was refunded to your card/,
+      /^💸 ₽1,234 was refunded the way you paid \(card or SBP\)/,
     );
     // The automatic refund failed: the operators refund by hand, and the customer is told so.
     for (const paid of [wallet, crypto, card]) {

@@ -73,6 +73,10 @@ describe("translations", () => {
     expect(ru("item-stars", { count: 5 })).toBe("⭐ 5 звёзд Telegram");
     expect(ru("item-stars", { count: 21 })).toBe("⭐ 21 звезда Telegram");
     expect(ru("item-stars", { count: 1000 }).replace(/\s/g, " ")).toBe("⭐ 1 000 звёзд Telegram");
+    // The verb agrees too: 48 звёзд возвращено (not возвращены).
+    expect(ru("refund-stars-done", { stars: 48 })).toBe("⭐ 48 звёзд возвращено.");
+    expect(ru("refund-stars-done", { stars: 3 })).toBe("⭐ 3 звезды возвращены.");
+    expect(ru("refund-stars-auto", { stars: 48 })).toBe("⭐ 48 звёзд будет возвращено автоматически.");
     expect(ru("premium-months", { months: 3 })).toBe("3 месяца");
     expect(ru("premium-months", { months: 12 })).toBe("12 месяцев");
   });

@@ -242,7 +242,7 @@ describe("YooKassa: money back", () => {
     const [payment] = h.yookassa.payments();
     h.yookassa.succeedPayment(payment!.id);
     const message = await c.waitForBotMessage(/could not be delivered/, 30_000);
-    expect(message.text).toMatch(/refunded to your card/);
+    expect(message.text).toMatch(/refunded the way you paid \(card or SBP\)/);
     const o = await waitOrder(h, id, (x) => x.refund !== "none");
     const refunds = h.yookassa.refunds();
     expect(refunds).toHaveLength(1);
@@ -286,7 +286,7 @@ describe("YooKassa: money back", () => {
       (msgs) => /was refunded/.test(msgs.find((m) => m.messageId === card.messageId)?.text ?? ""),
       10_000,
     );
-    expect(message.text).toMatch(/refunded to your card/);
+    expect(message.text).toMatch(/refunded the way you paid \(card or SBP\)/);
     const o = await waitOrder(h, id, (x) => x.refund !== "none");
     expect(o).toMatchObject({ refund: "done", refundRef: refund.id });
     expect(h.yookassa.refunds()).toHaveLength(1);
@@ -305,7 +305,7 @@ describe("YooKassa: money back", () => {
     const [payment] = h.yookassa.payments();
     h.yookassa.succeedPayment(payment!.id);
     const message = await c.waitForBotMessage(/refused by the supplier/, 20_000);
-    expect(message.text).toMatch(/refunded to your card/);
+    expect(message.text).toMatch(/refunded the way you paid \(card or SBP\)/);
     const o = await waitOrder(h, id, (x) => x.refund !== "none");
     const refunds = h.yookassa.refunds();
     expect(refunds).toHaveLength(1);
