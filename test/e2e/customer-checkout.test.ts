@@ -77,6 +77,32 @@ describe("checkout modes", () => {
 });
 
 describe("an expired quote", () => {
+  it("a stale pay button or an old invoice turns the card into the offer of a new price, adding no message", async () => {
+    h = await startAppHarness({ QUOTE_TTL_SECONDS: "10", CHECKOUT: "stars,wallet" });
+    const c = newAppCustomer(h.telegram);
+    const card = await starsCard(c, 50);
+    const rows = (card.replyMarkup as { inline_keyboard: { text: string; callback_data?: string }[][] })
+      .inline_keyboard;
+    const starsData = rows.flat().find((b) => /^⭐ Telegram Stars/.test(b.text))!.callback_data!;
+    await c.pressButton(/^⭐ Telegram Stars/, { ...T, messageId: card.messageId });
+    await c.waitFor((msgs) => msgs.some((m) => m.invoice), 10_000);
+    await new Promise((r) => setTimeout(r, 10_500));
+    await c.waitFor(
+      (msgs) => /price has expired/.test(msgs.find((m) => m.messageId === card.messageId)?.text ?? ""),
+      10_000,
+    );
+    const before = c.botMessages().length;
+    // The old invoice is refused, and taps on the card's old Stars button (a copy of the card
+    // shown before the price ran out) are answered with an alert: none adds a message.
+    expect((await c.payInvoice(T)).ok).toBe(false);
+    for (let i = 0; i < 3; i++) await c.pressCallbackData(starsData, card.messageId);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(c.botMessages()).toHaveLength(before);
+    expect(c.buttons(card.messageId)).toEqual(["🔄 Get a new price"]);
+    await c.pressButton("🔄 Get a new price", { ...T, messageId: card.messageId });
+    await c.waitFor((msgs) => msgs.filter((m) => /Order #/.test(m.text ?? "")).length === 2, 10_000);
+  }, 40_000);
+
   it("is refused politely at payment and a fresh quote is offered", async () => {
     h = await startAppHarness({ QUOTE_TTL_SECONDS: "10" });
     const c = newAppCustomer(h.telegram);

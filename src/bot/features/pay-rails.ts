@@ -6,7 +6,7 @@ import { shortId } from "../format/card.js";
 import { stripHtml } from "../format/html.js";
 import { describeItem } from "../format/item.js";
 import { formatRub } from "../format/money.js";
-import { CB, type PayRail } from "../keyboards/callbacks.js";
+import type { PayRail } from "../keyboards/callbacks.js";
 import { mayOrder } from "../keyboards/main-menu.js";
 import { answerQuietly, localeOf, type Speech, showCard, speechOf } from "./shared.js";
 
@@ -149,9 +149,12 @@ async function payFromWallet(ctx: BotContext, order: Order): Promise<void> {
   return answerQuietly(ctx, ctx.t("pay-rail-unavailable"), true);
 }
 
-export async function offerRequote(ctx: BotContext, order: Order): Promise<void> {
-  await ctx.reply(ctx.t("quote-expired-offer"), {
-    parse_mode: "HTML",
-    reply_markup: new InlineKeyboard().text(ctx.t("btn-requote"), CB.requote + order.id),
-  });
+/**
+ * An order whose price ran out shows so on its card (the tapped one, else the order's own), with
+ * "Get a new price" in place of its pay buttons: taps on it or tries to pay an old invoice change
+ * that one card rather than add a message each. A card that cannot be edited is sent anew.
+ */
+export async function offerRequote(ctx: BotContext, order: Order, speech?: Speech): Promise<void> {
+  const messageId = ctx.callbackQuery?.message?.message_id ?? order.cardMessageId;
+  await showCard(ctx, { ...order, state: "expired" }, messageId, speech);
 }

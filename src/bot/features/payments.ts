@@ -18,7 +18,7 @@ import { renderExtraPayment } from "../format/extra-payment.js";
 import { renderOpenQuotes } from "../format/open-quotes.js";
 import { isLocale, supportedLocale, translator } from "../i18n.js";
 import { CB, type PayRail, railOfCode } from "../keyboards/callbacks.js";
-import { payTap, sendTelegramInvoice } from "./pay-rails.js";
+import { offerRequote, payTap, sendTelegramInvoice } from "./pay-rails.js";
 import { answerQuietly, localeOf, type Speech, showCard, tOf } from "./shared.js";
 import { creditTopUp, isTopUpPayload } from "./topups.js";
 
@@ -187,12 +187,7 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       typeof check === "object" ? check.reason : check === "timeout" ? "timeout" : "wrong_amount";
     await ctx.answerPreCheckoutQuery(false, { error_message: t(`precheckout-${reason}`) });
     ctx.logger.info({ orderId: q.invoice_payload, reason }, "pre-checkout refused");
-    if (reason === "expired" && order) {
-      await ctx.api.sendMessage(order.customer.chatId, t("quote-expired-offer"), {
-        parse_mode: "HTML",
-        reply_markup: new InlineKeyboard().text(t("btn-requote"), CB.requote + order.id),
-      });
-    }
+    if (reason === "expired" && order) await offerRequote(ctx, order, speechFor(i18n, ctx, order));
   });
 
   return c;
