@@ -93,6 +93,23 @@ describe("promo codes end to end", () => {
     expect((await h.app.orders.promos!.get("SAVE5"))?.used).toBe(1);
   });
 
+  it("an invoice sent before the code was applied is refused with the way to pay the new price", async () => {
+    await operator.sendText("/promo new LATE7 7% limit=10");
+    await operator.waitForBotMessage("Code created", 10_000);
+    const customer = newAppCustomer(h.telegram);
+    const card = await starsCard(customer);
+    await customer.pressButton(/^💳 Pay/, { messageId: card.messageId, timeoutMs: 10_000 });
+    await customer.waitFor((msgs) => msgs.some((m) => m.invoice !== undefined), 10_000);
+    await customer.pressButton("🎟 Promo code", { timeoutMs: 10_000 });
+    await customer.sendText("LATE7");
+    await customer.waitForBotMessage("Code LATE7 applied", 10_000);
+    const refused = await customer.payInvoice({ timeoutMs: 10_000 });
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toMatch(/price changed/);
+    expect(refused.error).toMatch(/buttons on the order's card/);
+    expect(refused.error).not.toMatch(/\/start/);
+  });
+
   it("a batch of one-time codes is listed for copying; each is used once", async () => {
     await operator.sendText("/promo batch 3 10");
     const list = await operator.waitForBotMessage("one-time codes", 10_000);
