@@ -40,6 +40,11 @@ export interface App {
   http: HttpServer;
   /** Stops intake, lets in-flight work finish (up to `timeoutMs`), closes the listener and Redis. */
   stop(timeoutMs?: number): Promise<void>;
+  /**
+   * Resolves (with the error, already logged) when the bot cannot go on taking updates: polling
+   * ended for good, as when Telegram refuses the token. `npm start` then stops and exits 1.
+   */
+  failure: Promise<unknown>;
 }
 
 export interface AppOptions {
@@ -172,7 +177,11 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
 
   ordersService.start();
   broadcasts.start();
-  const botHandle = await startBot(bot, { config, logger, intake });
+  let onFailure: (err: unknown) => void = () => {};
+  const failure = new Promise<unknown>((resolve) => {
+    onFailure = resolve;
+  });
+  const botHandle = await startBot(bot, { config, logger, intake, onFailure });
   if (bot.isInited()) botLink = `https://t.me/${bot.botInfo.username}`;
   logger.info(
     { mode: config.botMode, checkout: config.checkout, http: http.url, products: config.products },
@@ -188,6 +197,7 @@ export async function startApp(env: Record<string, string | undefined>, opts: Ap
     broadcasts,
     customers,
     http,
+    failure,
     stop(timeoutMs = 10_000) {
       stopping ??= (async () => {
         logger.info("shutting down");
@@ -275,6 +285,7 @@ async function runFromCommandLine(): Promise<void> {
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  void app.failure.then(() => app.stop(10_000).finally(() => process.exit(1)));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -95,8 +95,11 @@ class Emulator implements TelegramEmulator {
   private delivering = false;
   /** The web chat page and its JSON endpoints (GET /, /demo/api/*), served on the same port. */
   private readonly web: WebChat;
+  /** The one token accepted (revokeToken replaces it). */
+  private token: string;
 
   constructor(private readonly opts: TelegramEmulatorOptions) {
+    this.token = opts.token;
     this.core = new EmulatorCore({
       botId: opts.botId ?? defaultBotId(opts.token),
       botUsername: opts.botUsername ?? "shop_test_bot",
@@ -133,7 +136,7 @@ class Emulator implements TelegramEmulator {
       this.send(res, 404, { ok: false, error_code: 404, description: "Not Found" });
       return;
     }
-    if (!sameSecret(decodeURIComponent(match[1]!), this.opts.token)) {
+    if (!sameSecret(decodeURIComponent(match[1]!), this.token)) {
       this.send(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
       return;
     }
@@ -351,6 +354,11 @@ class Emulator implements TelegramEmulator {
 
   setRateLimits(limits: TelegramEmulatorOptions["rateLimits"]): void {
     this.core.setRateLimits(limits);
+  }
+
+  revokeToken(newToken: string): void {
+    this.token = newToken;
+    this.core.activePoll?.wake();
   }
 
   webhook() {

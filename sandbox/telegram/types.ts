@@ -53,6 +53,11 @@ export interface TelegramEmulator {
   calls(method?: string): RecordedCall[];
   stats(): EmulatorStats;
   setRateLimits(limits: TelegramEmulatorOptions["rateLimits"]): void;
+  /**
+   * Revokes the bot's token, as @BotFather's "Revoke current token" does: from now on only
+   * `newToken` is accepted and the old one gets 401 Unauthorized; a long poll in progress ends.
+   */
+  revokeToken(newToken: string): void;
   webhook(): { url: string; secretToken?: string } | null;
   /** Commands set for exactly this scope (default `{ type: "default" }`) and language ("" when omitted). */
   commands(scope?: object, languageCode?: string): BotCommand[];
