@@ -6,7 +6,7 @@ export const REPORT_EVERY_MS = 30_000;
 /**
  * Tells the log that the Bot API cannot be reached (no answer, or a 5xx): at the first failure,
  * then at most once every {@link REPORT_EVERY_MS} while it lasts, and once when it answers again.
- * Every caller retries on its own (auto-retry, the runner's polling, the outgoing queue); without
+ * Every caller retries on its own (the API's outage retries in api.ts, the outgoing queue); without
  * this, a Telegram out of reach would leave the log silent. Only the method and an error code are
  * logged: a request's URL holds the bot token.
  */

@@ -142,3 +142,47 @@ describe("the Telegram transport", () => {
     }
   });
 });
+
+describe("the Bot API's retries after an outage", () => {
+  it("resume a call made while Telegram refused connections within seconds of its return", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    // A port nothing listens on for a while; the emulator takes it later.
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const root = `http://127.0.0.1:${port}`;
+    const transport = createTelegramTransport(
+      new TelegramHolds(undefined, uniquePrefix("transport"), logger),
+      log,
+    );
+    const a = new Api(token, { apiRoot: root, fetch: transport.fetch });
+    configureApi(a, { transport });
+    let emulator: Awaited<ReturnType<typeof startTelegramEmulator>> | undefined;
+    try {
+      const answeredAt = (p: Promise<unknown>) => p.then(() => Date.now());
+      const me = answeredAt(a.getMe());
+      const updates = answeredAt(a.getUpdates({ timeout: 0 }));
+      // Long enough for retries whose pause kept doubling (3, 6, 12 s…) to fall far behind.
+      await new Promise((r) => setTimeout(r, 10_000));
+      emulator = await startTelegramEmulator({ token, port });
+      const upAt = Date.now();
+      // At most one pause (5 s) after Telegram is back, plus slack for a busy machine.
+      expect((await me) - upAt).toBeLessThan(6_500);
+      expect((await updates) - upAt).toBeLessThan(6_500);
+      const down = lines.filter((l) => l.msg === "Telegram Bot API out of reach; retrying");
+      expect(down).toHaveLength(1);
+      // Neither call knocked more than a few times a second.
+      const failures = (lines.find((l) => l.msg === "Telegram Bot API reachable again")?.failures ??
+        0) as number;
+      expect(failures).toBeGreaterThan(2);
+      expect(failures).toBeLessThan(2 * 10 * 3);
+    } finally {
+      await transport.close();
+      await emulator?.close();
+    }
+  });
+});
