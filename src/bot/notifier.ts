@@ -1,19 +1,17 @@
 import type { Api } from "grammy";
 import type { Config, Locale } from "../config.js";
-import { customerKeys } from "../customers/registry.js";
 import type { Logger } from "../logger.js";
 import type { Notifier } from "../orders/types.js";
 import type { RedisClient } from "../redis/connect.js";
-import type { SessionData } from "./context.js";
+import { chatLocale } from "./chat-locale.js";
 import { renderCard, shortId } from "./format/card.js";
 import { renderExtraPayment } from "./format/extra-payment.js";
 import { renderFinal } from "./format/final.js";
 import { formatRub } from "./format/money.js";
 import { renderAlert } from "./format/operator-alerts.js";
 import { supportKeyboard } from "./format/support.js";
-import { createI18n, isLocale, translator } from "./i18n.js";
+import { createI18n, translator } from "./i18n.js";
 import { OperatorChat } from "./operator-chat.js";
-import { sessionKey } from "./redis-keys.js";
 import {
   describeError,
   isAlreadyRefunded,
@@ -47,7 +45,6 @@ export function createNotifier(deps: {
           logger,
         })
       : undefined;
-  const customers = customerKeys(config.redisPrefix);
   const fmt = (locale: Locale) => ({
     t: translator(i18n, locale),
     locale,
@@ -55,26 +52,8 @@ export function createNotifier(deps: {
     rails: config.checkout,
   });
 
-  /**
-   * The language a chat is answered in: the one chosen there with /language, else the one its
-   * last update was answered in (the customer registry keeps it: the user's Telegram language when
-   * supported), else DEFAULT_LOCALE.
-   */
-  async function operatorLocale(chatId: number): Promise<Locale> {
-    const redis = deps.redis;
-    if (!redis) return config.defaultLocale;
-    try {
-      const [raw, seen] = await Promise.all([
-        redis.get(sessionKey(config.redisChatPrefix, chatId)),
-        redis.hget(customers.record(chatId), "locale"),
-      ]);
-      const session = raw ? (JSON.parse(raw) as SessionData) : undefined;
-      if (isLocale(session?.__language_code)) return session.__language_code;
-      return isLocale(seen) ? seen : config.defaultLocale;
-    } catch {
-      return config.defaultLocale;
-    }
-  }
+  const operatorLocale = async (chatId: number): Promise<Locale> =>
+    deps.redis ? chatLocale(deps.redis, config, chatId) : config.defaultLocale;
 
   return {
     async updateCard(order) {

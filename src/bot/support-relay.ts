@@ -4,7 +4,8 @@ import type { Config, Locale } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { OrdersApi } from "../orders/api.js";
 import type { RedisClient } from "../redis/connect.js";
-import type { BotContext, SessionData } from "./context.js";
+import { chatLocale } from "./chat-locale.js";
+import type { BotContext } from "./context.js";
 import { escapeHtml } from "./format/html.js";
 import {
   renderSupportHeader,
@@ -13,15 +14,14 @@ import {
   supportKeyboard,
   supportTopicName,
 } from "./format/support.js";
-import { isLocale, translator } from "./i18n.js";
+import { translator } from "./i18n.js";
 import type { OperatorChat, TopicRef } from "./operator-chat.js";
-import { sessionKey } from "./redis-keys.js";
 import type { SupportCustomer, SupportStore } from "./support-store.js";
 import { describeError, isUnreachable } from "./telegram-errors.js";
 
 export interface SupportRelayDeps {
   api: Api;
-  config: Pick<Config, "operatorIds" | "defaultLocale" | "redisChatPrefix">;
+  config: Pick<Config, "operatorIds" | "defaultLocale" | "redisChatPrefix" | "redisPrefix">;
   logger: Logger;
   redis: RedisClient;
   orders: Pick<OrdersApi, "listByChat">;
@@ -60,19 +60,13 @@ export interface OperatorMessage {
 export class SupportRelay {
   constructor(private readonly deps: SupportRelayDeps) {}
 
-  /** The language a chat chose with /language, else the default. */
-  private async chatLocale(chatId: number): Promise<Locale> {
-    try {
-      const raw = await this.deps.redis.get(sessionKey(this.deps.config.redisChatPrefix, chatId));
-      const session = raw ? (JSON.parse(raw) as SessionData) : undefined;
-      return isLocale(session?.__language_code) ? session.__language_code : this.deps.config.defaultLocale;
-    } catch {
-      return this.deps.config.defaultLocale;
-    }
+  /** The language the bot writes to a chat in (chat-locale.ts). */
+  private localeOf(chatId: number): Promise<Locale> {
+    return chatLocale(this.deps.redis, this.deps.config, chatId);
   }
 
   private async header(chatId: number, who: SupportSender): Promise<string> {
-    const locale = await this.chatLocale(chatId);
+    const locale = await this.localeOf(chatId);
     const page = await this.deps.orders.listByChat(who.userId, 0, SUPPORT_ORDERS_SHOWN);
     return renderSupportHeader(who, page.items, translator(this.deps.i18n, locale), locale);
   }

@@ -203,3 +203,23 @@ describe("support without an operators' group", () => {
     await operator.waitFor((msgs) => msgs.some((m) => m.text === "Great, thanks"));
   });
 });
+
+describe("support to an operator who never chose a language", () => {
+  let h: AppHarness;
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("heads the customer's message in the language the bot answers that operator in, not DEFAULT_LOCALE", async () => {
+    h = await startAppHarness({ DEFAULT_LOCALE: "ru" });
+    const operator = h.telegram.user({ id: APP_OPERATOR_ID, languageCode: "en" });
+    await operator.sendText("/start");
+    await operator.waitFor((msgs) => msgs.some((m) => m.from === "bot"));
+    const customer = newAppCustomer(h.telegram);
+    await customer.sendText("/support");
+    await customer.waitForBotMessage(/Writing to support/);
+    await writeToSupport(customer, "Hello?");
+    const header = await operator.waitForBotMessage(/Support · /);
+    expect(header.text).toContain("No orders yet.");
+  });
+});
