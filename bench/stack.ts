@@ -76,13 +76,15 @@ export interface BotProcessOptions {
 /**
  * The bot's command line as `npm start` runs it, read from package.json so the benchmarks and
  * drills measure what is deployed: the environment it sets (`VAR=value` before `node`), then
- * node's flags and dist/main.js.
+ * node's flags and dist/main.js (`exec`, which makes the shell npm runs scripts with become node, aside).
  */
 const START_WORDS = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
     scripts: { start: string };
   }
-).scripts.start.split(/\s+/);
+).scripts.start
+  .split(/\s+/)
+  .filter((w) => w !== "exec");
 const NODE_AT = START_WORDS.indexOf("node");
 export const PRODUCTION_ENV: Record<string, string> = Object.fromEntries(
   START_WORDS.slice(0, NODE_AT).map((w) => [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]),

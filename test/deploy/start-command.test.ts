@@ -10,7 +10,7 @@ const dockerfile = readFileSync(new URL("Dockerfile", root), "utf8");
 
 /** `npm start`'s words: the environment set before `node`, then node's arguments. */
 function startCommand(): { env: Record<string, string>; args: string[] } {
-  const words = start.split(/\s+/);
+  const words = start.split(/\s+/).filter((w) => w !== "exec");
   const node = words.indexOf("node");
   expect(node, "npm start runs node").toBeGreaterThanOrEqual(0);
   const env: Record<string, string> = {};
@@ -46,5 +46,14 @@ describe("the start command", () => {
     expect(run.status).toBe(0);
     const seen = JSON.parse(run.stdout) as Record<string, string>;
     for (const [name, value] of Object.entries(env)) expect(seen[name]).toBe(value);
+  });
+
+  it("makes the shell npm runs it with become node, so that a stop signal sent to it reaches the bot", () => {
+    // npm passes SIGTERM and SIGINT on to the script's shell; without `exec` the shell (dash) would
+    // keep node as its child and the signal would stop only the shell.
+    const probe = start.replace(/node .*$/, `node -e "process.stdout.write(String(process.pid))"`);
+    const run = spawnSync("sh", ["-c", `${probe}; echo never`], { encoding: "utf8" });
+    expect(run.status).toBe(0);
+    expect(run.stdout).not.toContain("never");
   });
 });
