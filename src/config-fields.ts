@@ -43,13 +43,15 @@ export const number = (def: number, opts: { min?: number; max?: number; int?: bo
       (opts.min !== undefined && n < opts.min) ||
       (opts.max !== undefined && n > opts.max);
     if (bad) {
-      const range = [
-        opts.int ? "a whole number" : "a number",
-        opts.min !== undefined ? `≥ ${opts.min}` : "",
-        opts.max !== undefined ? `≤ ${opts.max}` : "",
-      ]
-        .filter(Boolean)
-        .join(" ");
+      const kind = opts.int ? "a whole number" : "a number";
+      const range =
+        opts.min !== undefined && opts.max !== undefined
+          ? `${kind} from ${opts.min} to ${opts.max}`
+          : opts.min !== undefined
+            ? `${kind} ≥ ${opts.min}`
+            : opts.max !== undefined
+              ? `${kind} ≤ ${opts.max}`
+              : kind;
       ctx.addIssue({ code: "custom", message: `must be ${range}, got "${v}"` });
       return z.NEVER;
     }

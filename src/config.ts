@@ -51,10 +51,7 @@ const envSchema = z
         }),
       ]),
     ),
-    RESELLER_API_URL: z
-      .string({ error: "is required" })
-      .pipe(url(["http:", "https:"]))
-      .transform((v) => v.replace(/\/+$/, "")),
+    RESELLER_API_URL: requiredString.pipe(url(["http:", "https:"])).transform((v) => v.replace(/\/+$/, "")),
     RESELLER_API_KEY: requiredString,
     RESELLER_WEBHOOK_SECRET: optionalString,
     PUBLIC_BASE_URL: optionalUrl(["https:"]).transform((v) => v?.replace(/\/+$/, "")),

@@ -48,3 +48,18 @@ describe("CHECKOUT, a list of rails", () => {
     );
   });
 });
+
+describe("required variables given empty", () => {
+  it("are named as required, as if unset", () => {
+    const p = problems({ RESELLER_API_URL: "", BOT_TOKEN: "  ", RESELLER_API_KEY: "" });
+    expect(p.RESELLER_API_URL).toBe("is required");
+    expect(p.BOT_TOKEN).toBe("is required");
+    expect(p.RESELLER_API_KEY).toBe("is required");
+  });
+
+  it("give a number's range in words", () => {
+    expect(problems({ HTTP_PORT: "70000" }).HTTP_PORT).toBe(
+      'must be a whole number from 0 to 65535, got "70000"',
+    );
+  });
+});

@@ -17,7 +17,7 @@ describe("REFERRAL_PERCENT", () => {
   it.each(["51", "-1", "2.5", "ten"])("refuses %j, naming the variable and the rule", (value) => {
     const problems = problemsOf({ ...minimalEnv, CHECKOUT: "wallet", REFERRAL_PERCENT: value });
     expect([...problems.keys()]).toEqual(["REFERRAL_PERCENT"]);
-    expect(problems.get("REFERRAL_PERCENT")).toBe(`must be a whole number ≥ 0 ≤ 50, got "${value}"`);
+    expect(problems.get("REFERRAL_PERCENT")).toBe(`must be a whole number from 0 to 50, got "${value}"`);
   });
 
   it("above 0 needs the wallet among the rails, named in the one message with the other problems", () => {
