@@ -46,8 +46,7 @@ export class TelegramHolds {
   /** Listens for holds other processes saw (subscribes in the background; Redis may be away). */
   start(): void {
     if (!this.redis || this.subscriber) return;
-    const sub = subscriberOf(this.redis, "shopbot-holds");
-    sub.on("error", (err) => this.logger.warn({ err: { message: err.message } }, "holds subscriber error"));
+    const sub = subscriberOf(this.redis, "shopbot-holds", this.logger);
     sub.on("message", (_channel: string, raw: string) => {
       try {
         const { chat, until } = JSON.parse(raw) as { chat: string | null; until: number };

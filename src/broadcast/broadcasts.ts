@@ -6,6 +6,7 @@ import { PRIORITY } from "../outgoing/messages.js";
 import { outgoingKeys } from "../outgoing/queue.js";
 import type { RedisClient } from "../redis/connect.js";
 import { defineScripts } from "../redis/scripts.js";
+import { OutageLog } from "../util/outage-log.js";
 import { BackgroundLoop } from "../util/timers.js";
 import { sendContent } from "./content.js";
 import type { BroadcastRecord, BroadcastStatus, BroadcastView } from "./types.js";
@@ -204,12 +205,15 @@ export class Broadcasts extends BackgroundLoop {
   protected async loop(): Promise<void> {
     const tickMs = this.opts.tickMs ?? 1000;
     const idleTickMs = this.opts.idleTickMs ?? 10_000;
+    // A Redis outage fails every turn: said when it starts, every 30 s while it lasts, and when it ends.
+    const failing = new OutageLog(this.opts.log, "broadcast loop working again");
     while (this.running) {
       let active = 1;
       try {
         active = await this.tick();
+        failing.ended();
       } catch (err) {
-        this.opts.log.error({ err }, "broadcast loop failed; trying again");
+        failing.failed("broadcast loop failed; trying again", { err }, "error");
       }
       await this.sleeper.sleep(active > 0 ? tickMs : idleTickMs);
     }

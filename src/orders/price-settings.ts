@@ -177,10 +177,7 @@ export class PriceSettingsStore {
    */
   listen(logger: Logger): void {
     if (this.subscriber) return;
-    const sub = subscriberOf(this.redis, "shopbot-prices");
-    sub.on("error", (err: Error) =>
-      logger.warn({ err: { message: err.message } }, "price notices subscriber error"),
-    );
+    const sub = subscriberOf(this.redis, "shopbot-prices", logger);
     sub.on("message", () => this.changed());
     // A lost connection may have lost notices: the copy is not trusted until the subscription is
     // confirmed again (ioredis subscribes again on its own when it is back; the explicit

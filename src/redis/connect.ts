@@ -1,6 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
+import { OutageLog } from "../util/outage-log.js";
 
 /**
  * The bot's Redis connection, made in this one place from the configuration: a plain Redis
@@ -62,10 +63,22 @@ export function connectRedis(config: Config, logger: Logger, connectionName = "s
       ...(password ? { password } : {}),
     });
   }
-  client.on("error", (err: Error) =>
-    logger.warn({ err: { message: err.message } }, "redis connection error"),
-  );
+  reportOutages(client, logger, connectionName);
   return client;
+}
+
+/**
+ * Tells the log about a connection that is down: once when it goes (an error, or a close that
+ * starts a reconnect), at most every 30 s while it stays down, and once when it is ready again.
+ * ioredis retries on its own every 2 s at most and reports each failed attempt as an error.
+ */
+function reportOutages(client: RedisClient, logger: Logger, connection: string): void {
+  const outage = new OutageLog(logger, "Redis connection back");
+  client.on("error", (err: Error) =>
+    outage.failed("Redis connection down; reconnecting", { connection, err: { message: err.message } }),
+  );
+  client.on("reconnecting", () => outage.failed("Redis connection down; reconnecting", { connection }));
+  client.on("ready", () => outage.ended({ connection }));
 }
 
 /** Whether writes on `redis` are replicated (Sentinel or Cluster), so waiting for a replica makes sense. */
@@ -77,12 +90,14 @@ export function isReplicated(config: Config): boolean {
  * A second connection for SUBSCRIBE (a subscribed connection takes no other commands). On a
  * Cluster, PUBLISH reaches every node, so subscribing through any one of them hears it.
  */
-export function subscriberOf(redis: RedisClient, connectionName: string): RedisClient {
-  if (redis instanceof Cluster) {
-    return redis.duplicate(undefined, {
-      enableAutoPipelining: false,
-      redisOptions: { ...redis.options.redisOptions, connectionName },
-    });
-  }
-  return redis.duplicate({ connectionName, enableAutoPipelining: false });
+export function subscriberOf(redis: RedisClient, connectionName: string, logger: Logger): RedisClient {
+  const sub =
+    redis instanceof Cluster
+      ? redis.duplicate(undefined, {
+          enableAutoPipelining: false,
+          redisOptions: { ...redis.options.redisOptions, connectionName },
+        })
+      : redis.duplicate({ connectionName, enableAutoPipelining: false });
+  reportOutages(sub, logger, connectionName);
+  return sub;
 }
