@@ -21,10 +21,22 @@ import { OutageLog } from "../util/outage-log.js";
  */
 export type RedisClient = Redis | Cluster;
 
+/**
+ * A connection that has sent a command and hears nothing back for this long is taken for dead
+ * (a hung or frozen Redis keeps the socket open and answers nothing): it is dropped and made
+ * again, which under Sentinel asks the Sentinels for the primary anew. Longer than the 1 s a
+ * `WAIT` (src/redis/replica-wait.ts) may hold up a connection's answers.
+ */
+const NOT_ANSWERING_MS = 3000;
+
+/** How often a connection is looked at: one that heard nothing since the last look is sent a PING. */
+const WATCH_EVERY_MS = 1000;
+
 /** Shared settings: fail commands quickly while Redis is away so customers hear "try again shortly". */
 const COMMON: RedisOptions = {
   maxRetriesPerRequest: 2,
   retryStrategy: (times) => Math.min(times * 200, 2000),
+  socketTimeout: NOT_ANSWERING_MS,
   // Commands issued in the same tick go out in one socket write: in a rush most of the Redis
   // client's CPU was one write system call per command.
   enableAutoPipelining: true,
@@ -50,7 +62,8 @@ export function connectRedis(config: Config, logger: Logger, connectionName = "s
       role: "master",
       ...(password ? { password, sentinelPassword: password } : {}),
       // A primary that dies closes the connection, and the reconnect asks the Sentinels for the new
-      // one. A primary demoted while it still runs answers writes with READONLY: reconnect then too.
+      // one; one that hangs is dropped after NOT_ANSWERING_MS without an answer, with the same
+      // effect. A primary demoted while it still runs answers writes with READONLY: reconnect then too.
       // (ioredis' `failoverDetector` is left off: when its signal lands while a reconnect is under
       // way, the client gives up for good and the bot would never reach Redis again.)
       reconnectOnError: (err) => (err.message.startsWith("READONLY") ? 2 : false),
@@ -64,7 +77,33 @@ export function connectRedis(config: Config, logger: Logger, connectionName = "s
     });
   }
   reportOutages(client, logger, connectionName);
+  watchLiveness(client);
   return client;
+}
+
+/**
+ * Keeps a command in flight on a quiet connection, so that `socketTimeout` notices a Redis that
+ * stopped answering even when the bot has nothing to ask it (a subscriber, a quiet shop): a PING
+ * when nothing was read since the last look. A busy connection is sent nothing extra. A Cluster's
+ * node connections have the same `socketTimeout` but are not sent PINGs.
+ */
+function watchLiveness(client: RedisClient): void {
+  if (client instanceof Cluster) return;
+  let read = -1;
+  const timer = setInterval(() => {
+    if (client.status !== "ready") {
+      read = -1;
+      return;
+    }
+    const now = client.stream.bytesRead;
+    if (now !== read) {
+      read = now;
+      return;
+    }
+    client.ping().catch(() => {});
+  }, WATCH_EVERY_MS);
+  timer.unref();
+  client.once("end", () => clearInterval(timer));
 }
 
 /**
@@ -75,7 +114,13 @@ export function connectRedis(config: Config, logger: Logger, connectionName = "s
 function reportOutages(client: RedisClient, logger: Logger, connection: string): void {
   const outage = new OutageLog(logger, "Redis connection back");
   client.on("error", (err: Error) =>
-    outage.failed("Redis connection down; reconnecting", { connection, err: { message: err.message } }),
+    outage.failed(
+      // ioredis' own words for a socket that heard nothing for NOT_ANSWERING_MS.
+      err.message.startsWith("Socket timeout")
+        ? "Redis not answering; reconnecting"
+        : "Redis connection down; reconnecting",
+      { connection, err: { message: err.message } },
+    ),
   );
   client.on("reconnecting", () => outage.failed("Redis connection down; reconnecting", { connection }));
   client.on("ready", () => outage.ended({ connection }));
@@ -99,5 +144,6 @@ export function subscriberOf(redis: RedisClient, connectionName: string, logger:
         })
       : redis.duplicate({ connectionName, enableAutoPipelining: false });
   reportOutages(sub, logger, connectionName);
+  watchLiveness(sub);
   return sub;
 }
