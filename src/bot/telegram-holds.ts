@@ -1,5 +1,6 @@
 import type { Logger } from "../logger.js";
 import { type RedisClient, subscriberOf } from "../redis/connect.js";
+import { retryUntilDone } from "../util/timers.js";
 
 /**
  * Telegram's "wait": a 429 answer carries `retry_after`, and until then sends into that chat (or,
@@ -32,6 +33,7 @@ export class TelegramHolds {
   private readonly chatUntil = new Map<string, number>();
   private readonly recent: { chat: string; at: number }[] = [];
   private subscriber: RedisClient | undefined;
+  private stopSubscribing: (() => void) | undefined;
   private readonly channel: string;
 
   constructor(
@@ -56,14 +58,19 @@ export class TelegramHolds {
       }
     });
     this.subscriber = sub;
-    sub
-      .subscribe(this.channel)
-      .catch((err) => this.logger.warn({ err }, "could not listen for Telegram holds"));
+    // Once subscribed, the client subscribes again by itself after a reconnect; a SUBSCRIBE that
+    // failed (Redis away at start-up) is not remembered by it, so it is tried until it works.
+    this.stopSubscribing = retryUntilDone(() => sub.subscribe(this.channel), this.logger, {
+      failed: "could not listen for Telegram holds; trying again",
+      done: "listening for Telegram holds",
+    });
   }
 
   async stop(): Promise<void> {
     const sub = this.subscriber;
     this.subscriber = undefined;
+    this.stopSubscribing?.();
+    this.stopSubscribing = undefined;
     await sub?.quit().catch(() => sub.disconnect());
   }
 

@@ -3,6 +3,7 @@ import { MESSAGE_LEASE_MS, OutgoingDispatcher } from "../outgoing/dispatcher.js"
 import { OutgoingQueue } from "../outgoing/queue.js";
 import { PromoStore } from "../promo/store.js";
 import { Referrals } from "../referrals/referrals.js";
+import { retryUntilDone } from "../util/timers.js";
 import { TopUps } from "../wallet/topups.js";
 import { checkBalance } from "./alerts.js";
 import { OrderArchive, withArchive } from "./archive.js";
@@ -192,6 +193,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
   });
 
   const hintSlots: HintSlots = { free: opts.concurrency ?? DEFAULT_CONCURRENCY, waiting: new Set() };
+  let stopScheduling = () => {};
   const worker: JobWorker = new JobWorker({
     jobs: store.jobs,
     log,
@@ -260,14 +262,24 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     start() {
       if (worker.isRunning) return;
       migrateAtStart(opts.redis, store, log);
-      store.jobs
-        .scheduleOnce(encodeJob({ type: "balance" }), now())
-        .catch((err) => log.warn({ err }, "could not schedule the balance check"));
+      // The periodic jobs run again only from their own runs: scheduled however long Redis is away.
+      const scheduling = [
+        retryUntilDone(() => store.jobs.scheduleOnce(encodeJob({ type: "balance" }), now()), log, {
+          failed: "could not schedule the balance check; trying again",
+          done: "balance check scheduled",
+        }),
+      ];
       if (retention) {
-        store.jobs
-          .scheduleOnce(encodeJob({ type: "archive" }), now())
-          .catch((err) => log.warn({ err }, "could not schedule the archive sweep"));
+        scheduling.push(
+          retryUntilDone(() => store.jobs.scheduleOnce(encodeJob({ type: "archive" }), now()), log, {
+            failed: "could not schedule the archive sweep; trying again",
+            done: "archive sweep scheduled",
+          }),
+        );
       }
+      stopScheduling = () => {
+        for (const stop of scheduling) stop();
+      };
       prices.listen(log);
       worker.start();
       dispatcher.start();
@@ -276,6 +288,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     },
     async stop(timeoutMs = 10_000) {
       if (!worker.isRunning) return;
+      stopScheduling();
       await Promise.all([
         worker.stop(timeoutMs),
         dispatcher.stop(timeoutMs),

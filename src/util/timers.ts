@@ -1,3 +1,5 @@
+import type { Logger } from "../logger.js";
+
 /** Small timing helpers shared by the loops and shutdown paths. */
 
 /** Waits until every promise has settled or `timeoutMs` has passed, whichever comes first. */
@@ -95,4 +97,42 @@ export function resolveWithin<T>(p: Promise<T>, ms: number, value: T): Promise<T
     p,
     new Promise<T>((resolve) => (timer = setTimeout(() => resolve(value), ms))),
   ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Tries `attempt` in the background until it succeeds: again `firstDelayMs` after a failure, then
+ * twice as long after each next one, up to `maxDelayMs`. For what a start-up must get done even when
+ * Redis is away then. The first failure is logged (warn, `messages.failed`), and so is the success
+ * that follows failures (info, `messages.done`). The returned function stops the tries.
+ */
+export function retryUntilDone(
+  attempt: () => Promise<unknown>,
+  log: Logger,
+  messages: { failed: string; done: string },
+  opts: { firstDelayMs?: number; maxDelayMs?: number } = {},
+): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let failures = 0;
+  let delayMs = opts.firstDelayMs ?? 1000;
+  const run = () => {
+    attempt().then(
+      () => {
+        if (failures > 0 && !stopped) log.info({ failures }, messages.done);
+      },
+      (err) => {
+        if (stopped) return;
+        failures += 1;
+        if (failures === 1) log.warn({ err }, messages.failed);
+        timer = setTimeout(run, delayMs);
+        timer.unref();
+        delayMs = Math.min(delayMs * 2, opts.maxDelayMs ?? 10_000);
+      },
+    );
+  };
+  run();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
