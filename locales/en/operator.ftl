@@ -433,3 +433,4 @@ op-support-delivered = ✅ Sent to the customer.
 op-support-unreachable = ❌ Not delivered: the customer blocked the bot or deleted the chat.
 op-support-unsupported = ⚠️ Only text, photos and files reach the customer; nothing was sent.
 op-support-not-operator = Only the shop's operators (OPERATOR_IDS) can answer customers; nothing was sent.
+op-unknown-user = ⚠️ This id has never written to the bot: check it before you ban it or credit it.

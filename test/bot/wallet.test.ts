@@ -305,6 +305,20 @@ describe("/wallet <user id> for operators", () => {
     expect(h.tg.lastText()).toContain("/wallet 123456789");
   });
 
+  it("warns under the title when the id has never written to the bot", async () => {
+    await walletBot();
+    await h.send(textUpdate(ALICE, "/start"));
+    await h.send(textUpdate(OLGA, `/wallet ${ALICE.id}`));
+    expect(h.tg.lastText()).not.toContain("never written to the bot");
+    await h.send(textUpdate(OLGA, "/wallet 99999999"));
+    expect(h.tg.lastText()).toContain("Wallet of customer</b> <code>99999999</code>");
+    expect(h.tg.lastText()).toContain("⚠️ This id has never written to the bot");
+    await h.send(textUpdate(OLGA, "/customer 99999999"));
+    expect(h.tg.lastText()).toContain("⚠️ This id has never written to the bot");
+    await h.send(textUpdate(OLGA, `/customer ${ALICE.id}`));
+    expect(h.tg.lastText()).not.toContain("never written to the bot");
+  });
+
   it("adjusts once when Confirm is tapped twice", async () => {
     const w = await walletBot();
     await w.credit(ALICE.id, { amountKopecks: 10_000, reason: "topup", ref: "topup:p1" });

@@ -6,7 +6,7 @@ import type { BotContext, CustomerRecords } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
 import { renderCustomerFile, renderNoteQuestion } from "../format/customer-operator.js";
 import { CB } from "../keyboards/callbacks.js";
-import { answerQuietly, leaveFlows, localeOf, showView, tOf } from "./shared.js";
+import { answerQuietly, hasWritten, leaveFlows, localeOf, showView, tOf } from "./shared.js";
 
 const USER_ID = "(\\d{1,15})";
 const MATCH = {
@@ -132,7 +132,8 @@ export function customerOperatorFeature(deps: {
 
   async function show(ctx: BotContext, userId: number, edit: boolean, notice?: string): Promise<void> {
     const { wallet, referrals, orders } = ctx.deps;
-    const [profile, ban, balanceKopecks, page, stats, notes] = await Promise.all([
+    const [known, profile, ban, balanceKopecks, page, stats, notes] = await Promise.all([
+      hasWritten(ctx, userId),
       customers.usernames.profile(userId),
       customers.bans.record(userId),
       wallet?.balance(userId),
@@ -147,6 +148,7 @@ export function customerOperatorFeature(deps: {
     const view = renderCustomerFile(
       {
         userId,
+        unknown: !known,
         ...profile,
         operator: operators.has(userId),
         ban,

@@ -92,3 +92,14 @@ export async function showView(
 export async function leaveFlows(ctx: BotContext): Promise<void> {
   ctx.flows?.leave();
 }
+
+/**
+ * Whether a user id has ever written to the bot (the customer registry has it): an operator's
+ * tools show a warning for one that has not, where a mistyped id would ban or credit nobody.
+ * Unknown when there is no registry.
+ */
+export async function hasWritten(ctx: BotContext, userId: number): Promise<boolean> {
+  const registry = ctx.deps.registry;
+  if (!registry) return true;
+  return (await registry.get(userId)) !== null;
+}

@@ -15,7 +15,7 @@ import {
 } from "../format/wallet-operator.js";
 import { CB } from "../keyboards/callbacks.js";
 import { MAX_INPUT_CHARS, parseAdjustNote, parseSignedRub } from "../validate.js";
-import { answerQuietly, leaveFlows, localeOf, showView, tOf } from "./shared.js";
+import { answerQuietly, hasWritten, leaveFlows, localeOf, showView, tOf } from "./shared.js";
 
 const USER_ID = "(\\d{1,15})";
 const UUID = "([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})";
@@ -198,7 +198,8 @@ async function showWallet(
     offset = Math.floor((page.total - 1) / WALLET_PAGE_SIZE) * WALLET_PAGE_SIZE;
     page = await wallet(ctx).entries(userId, { offset, limit: WALLET_PAGE_SIZE });
   }
-  const view = renderOperatorWallet(userId, page, offset, tOf(ctx), await localeOf(ctx), notice);
+  const unknown = !(await hasWritten(ctx, userId));
+  const view = renderOperatorWallet(userId, page, offset, tOf(ctx), await localeOf(ctx), notice, unknown);
   await showView(ctx, view, edit);
 }
 

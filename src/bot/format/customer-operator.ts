@@ -24,6 +24,8 @@ export interface CustomerFile {
   /** Absent when referrals are off. */
   referrals?: ReferralStats & { referrerName?: string };
   notes: { notes: CustomerNote[]; total: number };
+  /** The id never wrote to the bot (a mistyped id would ban or credit nobody). */
+  unknown?: boolean;
 }
 
 /** The customer card of /customer: who, ban state, wallet, recent orders, referrals, notes; and its buttons. */
@@ -35,6 +37,7 @@ export function renderCustomerFile(f: CustomerFile, t: Translate, locale: Locale
       first: f.firstName ? escapeHtml(clip(f.firstName, 64)) : "—",
     }),
   ];
+  if (f.unknown) lines.push(t("op-unknown-user"));
   if (f.ban) {
     lines.push(t("op-customer-banned", { by: String(f.ban.by), time: formatUtc(f.ban.at) }));
   }

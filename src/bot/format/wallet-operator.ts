@@ -24,10 +24,13 @@ export function renderOperatorWallet(
   t: Translate,
   locale: Locale,
   notice?: string,
+  /** The id never wrote to the bot: said under the title (a mistyped id credits nobody). */
+  unknown = false,
 ): WalletView {
   const lines = [
     ...(notice ? [notice, ""] : []),
     t("op-wallet-title", { user: String(userId) }),
+    ...(unknown ? [t("op-unknown-user")] : []),
     t("op-wallet-balance", { balance: formatRub(page.balanceKopecks, locale) }),
     "",
   ];
