@@ -299,8 +299,8 @@ precheckout-topup-wrong_amount = The amount does not match the top-up. Please st
 
 ## Payment rails (buttons on order cards and top-ups)
 
-rail-stars = ⭐ Stars
-rail-invoice = 🧾 Telegram payment
+rail-stars = ⭐ Telegram Stars
+rail-invoice = 💳 Telegram payment
 rail-yookassa = 💳 Card or SBP
 rail-cryptopay = 🪙 Crypto
 rail-wallet = 👛 Wallet

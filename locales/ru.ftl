@@ -304,11 +304,11 @@ precheckout-topup-wrong_amount = Сумма не совпадает с попо�
 
 ## Payment rails (buttons on order cards and top-ups)
 
-rail-stars = ⭐ Звёзды
-rail-invoice = 🧾 Оплата в Telegram
-rail-yookassa = 💳 Карта или СБП
-rail-cryptopay = 🪙 Криптовалюта
-rail-wallet = 👛 Кошелёк
+rail-stars = ⭐ Telegram Stars
+rail-invoice = 💳 Оплата в Telegram
+rail-yookassa = 💳 Картой или СБП
+rail-cryptopay = 🪙 Криптовалютой
+rail-wallet = 👛 С баланса
 
 ## Language
 

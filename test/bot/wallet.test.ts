@@ -159,7 +159,7 @@ describe("topping up", () => {
     await press("₽300");
     expect(h.tg.lastText()).toContain("Top up by ₽300");
     expect(h.tg.lastButtons()).toEqual([
-      { text: "⭐ Stars — 200 ⭐", data: "tu:stars:30000" },
+      { text: "⭐ Telegram Stars — 200 ⭐", data: "tu:stars:30000" },
       { text: "‹ Back", data: "w:t" },
     ]);
   });
@@ -180,7 +180,7 @@ describe("topping up", () => {
     await h.send(textUpdate(BORIS, "/wallet"));
     await press("➕ Пополнить", BORIS);
     await press(/^1\s000\s₽$/, BORIS);
-    expect(h.tg.button(/Оплата в Telegram/).text).toMatch(/^🧾 Оплата в Telegram — 1\s000\s₽$/);
+    expect(h.tg.button(/Оплата в Telegram/).text).toMatch(/^💳 Оплата в Telegram — 1\s000\s₽$/);
     expect(h.tg.button(/Оплата в Telegram/).data).toBe("tu:invoice:100000");
   });
 
@@ -196,9 +196,9 @@ describe("topping up", () => {
       .map((b) => [b.text, "callback_data" in b ? b.callback_data : ""]);
     expect(buttons).toEqual([
       ["💳 Card or SBP — ₽300", "tu:yookassa:30000"],
-      ["⭐ Stars — 67 ⭐", "tu:stars:30000"],
+      ["⭐ Telegram Stars — 67 ⭐", "tu:stars:30000"],
       ["🪙 Crypto — ₽300", "tu:cryptopay:30000"],
-      ["🧾 Telegram payment — ₽300", "tu:invoice:30000"],
+      ["💳 Telegram payment — ₽300", "tu:invoice:30000"],
       ["‹ Back", "w:t"],
     ]);
   });

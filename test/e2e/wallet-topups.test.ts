@@ -68,7 +68,7 @@ describe("wallet top-ups", () => {
     h = await startAppHarness({ CHECKOUT: "stars,wallet" });
     const c = newAppCustomer(h.telegram);
     const picker = await railPicker(c);
-    await c.pressButton(/^⭐ Stars — 334 ⭐/, { ...T, messageId: picker.messageId });
+    await c.pressButton(/^⭐ Telegram Stars — 334 ⭐/, { ...T, messageId: picker.messageId });
     const [invoiceMessage] = await c.waitFor((m) => m.some((x) => x.invoice !== undefined), 10_000);
     const invoice = c.messages().find((m) => m.invoice)?.invoice ?? invoiceMessage?.invoice;
     expect(invoice).toMatchObject({ currency: "XTR", totalAmount: 334 });
@@ -106,7 +106,7 @@ describe("wallet top-ups", () => {
     const c = newAppCustomer(h.telegram);
     const other = newAppCustomer(h.telegram);
     const picker = await railPicker(c);
-    await c.pressButton(/^⭐ Stars/, { ...T, messageId: picker.messageId });
+    await c.pressButton(/^⭐ Telegram Stars/, { ...T, messageId: picker.messageId });
     await c.waitFor((m) => m.some((x) => x.invoice !== undefined), 10_000);
     const payload = c.messages().find((m) => m.invoice)?.invoice?.payload ?? "";
 

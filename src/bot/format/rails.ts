@@ -7,7 +7,7 @@ import { formatRub, formatStars } from "./money.js";
 /** The rails a customer can pay with (`direct` is not a payment). */
 export type PaymentRail = TopUpRail | "wallet";
 
-/** A rail's name on a button: `⭐ Stars`, `💳 Card or SBP`, … (keys `rail-<rail>`). */
+/** A rail's name on a button, as on the order card: `⭐ Telegram Stars`, `💳 Card or SBP`, … (keys `rail-<rail>`). */
 export function railLabel(rail: PaymentRail, t: Translate): string {
   return t(`rail-${rail}`);
 }

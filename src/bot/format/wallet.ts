@@ -133,7 +133,7 @@ export function renderTopUpQuestion(t: Translate, locale: Locale, notice?: strin
   };
 }
 
-/** An amount chosen: one button per top-up rail with its price (`⭐ Stars — 67 ⭐`), and Back. */
+/** An amount chosen: one button per top-up rail with its price (`⭐ Telegram Stars — 67 ⭐`), and Back. */
 export function renderTopUpRails(
   amountKopecks: number,
   rails: readonly TopUpRail[],
