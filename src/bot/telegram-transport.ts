@@ -89,13 +89,31 @@ function payloadJson(payload: unknown): string {
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
-export function createTelegramTransport(holds: TelegramHolds, logger?: Logger): TelegramTransport {
+/**
+ * How long a Bot API request may wait for its answer's headers, and then between parts of its body:
+ * beyond a long poll's 30 s, and far below undici's 300 s, so that a Telegram (or a proxy) that
+ * takes requests and answers nothing is given up on and tried again (api.ts) instead of holding
+ * the bot's sends for minutes.
+ */
+export const TELEGRAM_REQUEST_TIMEOUT_MS = 45_000;
+
+export function createTelegramTransport(
+  holds: TelegramHolds,
+  logger?: Logger,
+  opts: { timeoutMs?: number } = {},
+): TelegramTransport {
   const reach = new TelegramReachability(logger);
   const pools = new Map<string, Pool>();
+  const timeoutMs = opts.timeoutMs ?? TELEGRAM_REQUEST_TIMEOUT_MS;
   const poolFor = (origin: string) => {
     let pool = pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, { connections: 64, keepAliveTimeout: 30_000 });
+      pool = new Pool(origin, {
+        connections: 64,
+        keepAliveTimeout: 30_000,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
       pools.set(origin, pool);
     }
     return pool;
