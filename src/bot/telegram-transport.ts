@@ -78,12 +78,23 @@ function hasUpload(value: unknown): boolean {
 
 const dropNulls = (_key: string, v: unknown) => v ?? undefined;
 
+type WithKeyboard = { reply_markup?: { inline_keyboard?: unknown[] } };
+const emptyRow = (row: unknown) => Array.isArray(row) && row.length === 0;
+
 /**
- * JSON of a payload the way grammY writes it: `null` values are left out. A replacer makes
- * `JSON.stringify` several times slower, so it is used only when the plain text has a null.
+ * JSON of a payload the way grammY writes it (`null` values are left out), less the empty rows of
+ * an inline keyboard (grammY's `InlineKeyboard` starts with one, and `.row()` after no button adds
+ * one). A replacer makes `JSON.stringify` several times slower, so it is used only when the plain
+ * text has a null; a keyboard is copied only when it has an empty row.
  */
 function payloadJson(payload: unknown): string {
-  const plain = JSON.stringify(payload);
+  let plain = JSON.stringify(payload);
+  const markup = (payload as WithKeyboard | undefined)?.reply_markup;
+  if (plain.includes("[]") && markup?.inline_keyboard?.some(emptyRow)) {
+    const inline_keyboard = markup.inline_keyboard.filter((row) => !emptyRow(row));
+    payload = { ...(payload as object), reply_markup: { ...markup, inline_keyboard } };
+    plain = JSON.stringify(payload);
+  }
   return plain.includes("null") ? JSON.stringify(payload, dropNulls) : plain;
 }
 

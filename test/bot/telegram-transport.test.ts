@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { Api, GrammyError, HttpError, InputFile } from "grammy";
+import { Api, GrammyError, HttpError, InlineKeyboard, InputFile } from "grammy";
 import { describe, expect, it } from "vitest";
 import { startTelegramEmulator } from "../../sandbox/telegram/index.js";
 import { configureApi } from "../../src/bot/api.js";
@@ -38,6 +38,14 @@ describe("the Telegram transport", () => {
       expect(sent.text).toBe("hello");
       const call = emulator.calls("sendMessage").at(-1)!;
       expect(call.payload).toMatchObject({ chat_id: 501, text: "hello" });
+      // A keyboard's empty rows (InlineKeyboard starts with one; .row() after no button adds one)
+      // are left out.
+      await t.api.sendMessage(501, "keys", {
+        reply_markup: new InlineKeyboard().row().text("A", "a").row().row().text("B", "b").row(),
+      });
+      expect(emulator.calls("sendMessage").at(-1)!.payload.reply_markup).toEqual({
+        inline_keyboard: [[{ text: "A", callback_data: "a" }], [{ text: "B", callback_data: "b" }]],
+      });
       expect(call.payload).not.toHaveProperty("reply_markup");
       // Not through the client's fetch (grammY's request with its abort controller and timer).
       expect(t.fetched()).toBe(0);
