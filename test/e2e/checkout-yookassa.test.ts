@@ -314,84 +314,67 @@ describe("YooKassa: money back", () => {
     expect(h.sandbox.stats(id)).toMatchObject({ charges: 0 });
   }, 30_000);
 
-  it("a one-time promo code stays held while the expired order's YooKassa page can be paid; cancelled there, it comes back", async () => {
-    h = await startAppHarness({ CHECKOUT: "yookassa,stars", QUOTE_TTL_SECONDS: "10" });
-    await h.app.orders.promos!.create({
-      code: "ONCE",
-      type: "percent",
-      value: 5,
-      products: [],
-      maxUses: 1,
-      perCustomer: 0,
-      minOrderKopecks: 0,
-      createdAt: Date.now(),
-      createdBy: 1,
-    });
-    const applyOnce = async (c: ChatUser, answer: RegExp) => {
+  describe("a one-time promo code on an order paid on YooKassa's page", () => {
+    /** A shop with a 10 s quote and the code ONCE (5 %, one use); the first customer applies it, opens the page and lets the quote expire. */
+    async function expiredWithOpenPage(): Promise<{ a: ChatUser; id: string }> {
+      h = await startAppHarness({ CHECKOUT: "yookassa,stars", QUOTE_TTL_SECONDS: "10" });
+      await h.app.orders.promos!.create({
+        code: "ONCE",
+        type: "percent",
+        value: 5,
+        products: [],
+        maxUses: 1,
+        perCustomer: 0,
+        minOrderKopecks: 0,
+        createdAt: Date.now(),
+        createdBy: 1,
+      });
+      const a = newAppCustomer(h.telegram);
+      const card = await starsCard(a, 50);
+      await applyOnce(a, /Code ONCE applied/);
+      await a.pressButton(CARD, { ...T, messageId: card.messageId });
+      await a.waitForBotMessage(LINK, 10_000);
+      const id = onlyOrderId(h);
+      await waitOrder(h, id, (o) => o.state === "expired");
+      return { a, id };
+    }
+
+    /** A new customer's card, and the code tried on it. */
+    async function applyOnce(c: ChatUser, answer: RegExp): Promise<void> {
+      if (!c.botMessages().some((m) => /Order #/.test(m.text ?? ""))) await starsCard(c, 50);
       await c.pressButton("🎟 Promo code", T);
       await c.sendText("ONCE");
       await c.waitForBotMessage(answer, 10_000);
-    };
-    const a = newAppCustomer(h.telegram);
-    const card = await starsCard(a, 50);
-    await applyOnce(a, /Code ONCE applied/);
-    await a.pressButton(CARD, { ...T, messageId: card.messageId });
-    await a.waitForBotMessage(LINK, 10_000);
-    const id = onlyOrderId(h);
-    await waitOrder(h, id, (o) => o.state === "expired");
-    // The page for the discounted amount can still be paid: the use is not free for anyone else.
-    await new Promise((r) => setTimeout(r, 1000));
-    expect((await h.app.orders.promos!.get("ONCE"))?.used).toBe(1);
-    const b = newAppCustomer(h.telegram);
-    await starsCard(b, 50);
-    await applyOnce(b, /has been used up/);
-    // Cancelled on YooKassa's side: nothing can pay it now, and the use comes back.
-    const [payment] = h.yookassa.payments();
-    h.yookassa.cancelPayment(payment!.id);
-    await waitOrder(h, id, (o) => o.payments?.[0]?.settled === "cancelled");
-    const until = Date.now() + 10_000;
-    while ((await h.app.orders.promos!.get("ONCE"))?.used !== 0) {
-      if (Date.now() > until) throw new Error("the use never came back");
-      await new Promise((r) => setTimeout(r, 100));
     }
-    const c = newAppCustomer(h.telegram);
-    await starsCard(c, 50);
-    await applyOnce(c, /Code ONCE applied/);
-  }, 45_000);
 
-  it("a one-time promo code paid late on its YooKassa page counts one use, not two", async () => {
-    h = await startAppHarness({ CHECKOUT: "yookassa,stars", QUOTE_TTL_SECONDS: "10" });
-    await h.app.orders.promos!.create({
-      code: "ONCE",
-      type: "percent",
-      value: 5,
-      products: [],
-      maxUses: 1,
-      perCustomer: 0,
-      minOrderKopecks: 0,
-      createdAt: Date.now(),
-      createdBy: 1,
-    });
-    const a = newAppCustomer(h.telegram);
-    const card = await starsCard(a, 50);
-    await a.pressButton("🎟 Promo code", T);
-    await a.sendText("ONCE");
-    await a.waitForBotMessage(/Code ONCE applied/, 10_000);
-    await a.pressButton(CARD, { ...T, messageId: card.messageId });
-    await a.waitForBotMessage(LINK, 10_000);
-    const id = onlyOrderId(h);
-    await waitOrder(h, id, (o) => o.state === "expired");
-    const b = newAppCustomer(h.telegram);
-    await starsCard(b, 50);
-    await b.pressButton("🎟 Promo code", T);
-    await b.sendText("ONCE");
-    await b.waitForBotMessage(/has been used up/, 10_000);
-    const [payment] = h.yookassa.payments();
-    h.yookassa.succeedPayment(payment!.id);
-    await a.waitForBotMessage(DELIVERED, 20_000);
-    expect(await h.app.orders.promos!.get("ONCE")).toMatchObject({ used: 1 });
-    expect((await order(h, id)).promo?.code).toBe("ONCE");
-  }, 45_000);
+    it("stays held while the expired order's page can be paid; cancelled there, it comes back", async () => {
+      const { id } = await expiredWithOpenPage();
+      // The page for the discounted amount can still be paid: the use is not free for anyone else.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect((await h!.app.orders.promos!.get("ONCE"))?.used).toBe(1);
+      await applyOnce(newAppCustomer(h!.telegram), /has been used up/);
+      // Cancelled on YooKassa's side: nothing can pay it now, and the use comes back.
+      const [payment] = h!.yookassa.payments();
+      h!.yookassa.cancelPayment(payment!.id);
+      await waitOrder(h!, id, (o) => o.payments?.[0]?.settled === "cancelled");
+      const until = Date.now() + 10_000;
+      while ((await h!.app.orders.promos!.get("ONCE"))?.used !== 0) {
+        if (Date.now() > until) throw new Error("the use never came back");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await applyOnce(newAppCustomer(h!.telegram), /Code ONCE applied/);
+    }, 45_000);
+
+    it("paid late, counts one use, not two", async () => {
+      const { a, id } = await expiredWithOpenPage();
+      await applyOnce(newAppCustomer(h!.telegram), /has been used up/);
+      const [payment] = h!.yookassa.payments();
+      h!.yookassa.succeedPayment(payment!.id);
+      await a.waitForBotMessage(DELIVERED, 20_000);
+      expect(await h!.app.orders.promos!.get("ONCE")).toMatchObject({ used: 1 });
+      expect((await order(h!, id)).promo?.code).toBe("ONCE");
+    }, 45_000);
+  });
 
   it("a YooKassa payment for an order paid in Stars already goes back to the card; one delivery", async () => {
     h = await startAppHarness({ CHECKOUT: "yookassa,stars" });
