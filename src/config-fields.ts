@@ -153,3 +153,20 @@ export class ConfigError extends Error {
     this.problems = problems;
   }
 }
+
+/** The password in a URL (`redis://user:pass@host`), as written and as sent (percent-decoded). */
+export function urlCredentials(url: string): string[] {
+  try {
+    const { password } = new URL(url);
+    if (!password) return [];
+    let decoded = password;
+    try {
+      decoded = decodeURIComponent(password);
+    } catch {
+      // A malformed escape is sent as written.
+    }
+    return [password, decoded];
+  } catch {
+    return [];
+  }
+}

@@ -11,6 +11,7 @@ import {
   optionalUrl,
   requiredString,
   url,
+  urlCredentials,
 } from "./config-fields.js";
 import { hashTagged } from "./redis/prefix.js";
 
@@ -328,23 +329,6 @@ export function createConfig(env: Record<string, string | undefined>): Config {
 }
 
 /** The values that must never reach a log line, for redaction and log scans. */
-/** The password in a URL (`redis://user:pass@host`), as written and as sent (percent-decoded). */
-function urlCredentials(url: string): string[] {
-  try {
-    const { password } = new URL(url);
-    if (!password) return [];
-    let decoded = password;
-    try {
-      decoded = decodeURIComponent(password);
-    } catch {
-      // A malformed escape is sent as written.
-    }
-    return [password, decoded];
-  } catch {
-    return [];
-  }
-}
-
 export function secretsOf(config: Config): string[] {
   return [
     ...urlCredentials(config.redisUrl),

@@ -24,6 +24,16 @@ function api(apiRoot: string, holds = new TelegramHolds(undefined, uniquePrefix(
   return { api: a, holds, transport, fetched: () => fetched };
 }
 
+/** A loopback port nothing listens on (for now). */
+function freePort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
 describe("the Telegram transport", () => {
   it("sends JSON calls itself, leaves out nulls as grammY does, and hands uploads to grammY's request", async () => {
     const emulator = await startTelegramEmulator({ token });
@@ -91,12 +101,7 @@ describe("the Telegram transport", () => {
 
   it("reports a failed request as grammY's HttpError naming the method, never the token", async () => {
     // A port nothing listens on.
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, "127.0.0.1", () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const transport = createTelegramTransport(
       new TelegramHolds(undefined, uniquePrefix("transport"), logger),
     );
@@ -116,12 +121,7 @@ describe("the Telegram transport", () => {
     const lines: Record<string, unknown>[] = [];
     const log = createLogger({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
     // A port nothing listens on yet; the emulator takes it later.
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, "127.0.0.1", () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const root = `http://127.0.0.1:${port}`;
     const transport = createTelegramTransport(
       new TelegramHolds(undefined, uniquePrefix("transport"), logger),
@@ -156,12 +156,7 @@ describe("the Bot API's retries after an outage", () => {
     const lines: Record<string, unknown>[] = [];
     const log = createLogger({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
     // A port nothing listens on for a while; the emulator takes it later.
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, "127.0.0.1", () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const root = `http://127.0.0.1:${port}`;
     const transport = createTelegramTransport(
       new TelegramHolds(undefined, uniquePrefix("transport"), logger),
