@@ -102,6 +102,7 @@ ask-game-field = ✏️ <b>{ $field }</b>
 flow-cancelled = ✖️ Cancelled. Nothing was ordered. /start to begin again.
 flow-use-buttons = Please choose with the buttons below.
 flow-send-text = Please answer with a text message or the buttons below.
+flow-no-command = That is a command I do not know, not an answer. Send the answer itself; /cancel stops the order.
 flow-too-long = This order took too many steps, so I stopped here. /start to begin again.
 catalog-unavailable = ⏳ The shop's supplier is not answering right now. Try again in a moment.
 catalog-unavailable-final = ⏳ The shop's supplier is still not answering. Please try again later: /start

@@ -22,6 +22,19 @@ export const CUSTOMER_COMMANDS = [
   "support",
   "paysupport",
 ] as const;
+/**
+ * Customer commands that answer beside a product flow in progress and leave it where it is (the
+ * customer reads the help or their orders, then answers the question on screen). The others begin
+ * something else (a new order, a wallet amount, a support message) or stop it (/cancel), and leave
+ * the flow first.
+ */
+export const FLOW_KEEPING_COMMANDS: ReadonlySet<string> = new Set([
+  "orders",
+  "language",
+  "help",
+  "paysupport",
+]);
+
 /** Implemented by the operator features; listed only in operators' chats. */
 export const OPERATOR_COMMANDS = [
   "balance",

@@ -11,7 +11,7 @@ import { CustomerRegistry } from "../customers/registry.js";
 import { Usernames } from "../customers/usernames.js";
 import { Referrals } from "../referrals/referrals.js";
 import { configureApi } from "./api.js";
-import { CUSTOMER_COMMANDS } from "./commands.js";
+import { CUSTOMER_COMMANDS, FLOW_KEEPING_COMMANDS } from "./commands.js";
 import type { BotContext, BotDeps, CustomerRecords, SessionData } from "./context.js";
 import { onError } from "./error-boundary.js";
 import { broadcastFeature } from "./features/broadcast.js";
@@ -185,10 +185,13 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   );
   guarded.use(flows.control);
 
-  // Commands always work, even in the middle of a flow: they leave it first.
+  // Commands always work, even in the middle of a flow: /help, /orders, /language and /paysupport
+  // answer beside it, the others leave it first (commands.ts FLOW_KEEPING_COMMANDS).
   const leaveFlows = new FlatComposer<BotContext>();
   leaveFlows.command([...CUSTOMER_COMMANDS], async (ctx, next) => {
-    ctx.flows.leave();
+    const command = ctx.message?.text?.slice(1).split(/[\s@]/, 1)[0]?.toLowerCase() ?? "";
+    if (FLOW_KEEPING_COMMANDS.has(command)) ctx.flows.aside = true;
+    else ctx.flows.leave();
     await next();
   });
   guarded.filter(inChat, leaveFlows);

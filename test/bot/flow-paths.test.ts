@@ -114,6 +114,40 @@ describe("answers the flow does not take", () => {
     expect(h.orders.quotes).toHaveLength(1);
   });
 
+  it("takes no command it does not know as an answer: the rule and the question again", async () => {
+    await h.send(textUpdate(ALICE, "/start"));
+    await press("⭐ Telegram Stars");
+    await press("100 ⭐");
+    for (const typo of ["/menu", "/foo@other_bot", "/balance"]) {
+      await h.send(textUpdate(ALICE, typo));
+      expect(h.tg.lastText()).toContain("command I do not know");
+      expect(h.tg.lastText()).toContain("Who gets it?");
+    }
+    expect(h.orders.quotes).toHaveLength(0);
+    await h.send(textUpdate(ALICE, "@alice_friend"));
+    expect(h.orders.quotes).toHaveLength(1);
+  });
+
+  it("answers /help, /orders and /language beside the flow, which goes on from its question", async () => {
+    await h.send(textUpdate(ALICE, "/start"));
+    await press("⭐ Telegram Stars");
+    for (const command of ["/help", "/orders", "/paysupport"]) {
+      await h.send(textUpdate(ALICE, command));
+      expect(await flowRecord()).toBeDefined();
+    }
+    // The question's buttons still answer it, and so does a typed answer.
+    await press("100 ⭐");
+    expect(h.tg.lastText()).toContain("Who gets it?");
+    await h.send(textUpdate(ALICE, "/language"));
+    await h.send(textUpdate(ALICE, "@alice_friend"));
+    expect(h.orders.quotes).toHaveLength(1);
+    // /start and /cancel still leave it.
+    await h.send(textUpdate(ALICE, "/start"));
+    await press("⭐ Telegram Stars");
+    await h.send(textUpdate(ALICE, "/start"));
+    expect(await flowRecord()).toBeUndefined();
+  });
+
   it(`stops a flow that has taken ${MAX_WAITS} updates`, async () => {
     await h.send(textUpdate(ALICE, "/start"));
     await press("⭐ Telegram Stars");

@@ -240,13 +240,16 @@ describe("commands", () => {
     expect(h.tg.lastText()).toContain("Поддержка: @shop_support");
   });
 
-  it("a command in the middle of a flow leaves the flow", async () => {
+  it("a command that begins something else leaves the flow; /help answers beside it", async () => {
     h = await startBotHarness();
     await h.send(textUpdate(ALICE, "/start"));
     await press("⭐ Telegram Stars");
     await h.send(textUpdate(ALICE, "/help"));
     expect(h.tg.lastText()).toContain("How it works");
     await h.send(textUpdate(ALICE, "100"));
+    expect(h.tg.lastText()).toContain("Who gets it?");
+    await h.send(textUpdate(ALICE, "/wallet"));
+    await h.send(textUpdate(ALICE, "@alice_friend"));
     expect(h.tg.lastText()).toContain("Send /start");
   });
 });

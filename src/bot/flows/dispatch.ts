@@ -33,6 +33,7 @@ export function productFlows(defs: readonly FlowDef<unknown>[], deps: FlowDeps) 
         await new FlowRun(ctx, rec, def, deps).start();
       },
       left: false,
+      aside: false,
       leave() {
         if (ctx.chatId === undefined || ctx.session.flow === undefined) return;
         if (activeFlow(ctx.session) !== undefined) this.left = true;
@@ -43,7 +44,7 @@ export function productFlows(defs: readonly FlowDef<unknown>[], deps: FlowDeps) 
   };
 
   const run: Middleware<BotContext> = async (ctx, next) => {
-    if (ctx.chatId === undefined) return next();
+    if (ctx.chatId === undefined || ctx.flows.aside) return next();
     const stored = activeFlow(ctx.session);
     if (!stored) return next();
     const query = ctx.callbackQuery;

@@ -67,6 +67,11 @@ export interface FlowControl {
   leave(): void;
   /** Whether this update left a flow in progress (a command typed mid-flow, such as /cancel). */
   left: boolean;
+  /**
+   * This update is a command answered beside the flow in progress (/help, /orders…), which stays
+   * where it is, its question still on screen: the flow does not take the update.
+   */
+  aside: boolean;
 }
 
 /** Session fields where an earlier release kept flows (a replay log); removed when seen. */

@@ -38,6 +38,9 @@ export function pageCount(q: Question<unknown>): number {
   return Math.max(1, Math.ceil(n / Math.max(1, size)));
 }
 
+/** Text that reads as a bot command: a slash, then a letter (`/menu`, `/foo@other_bot`). */
+const COMMAND = /^\/[A-Za-z]/;
+
 /**
  * Reads a button's callback data (its nonce already matched) or a message's text against the
  * question shown with choices of fingerprint `sig`.
@@ -69,6 +72,9 @@ export function readUpdate<T>(
   // Refused before any parser sees it.
   if (text !== undefined && text.length > MAX_INPUT_CHARS)
     return { type: "bad", notice: `⚠️ ${t("rule-input-length", { max: MAX_INPUT_CHARS })}` };
+  // A command the bot does not know (a typo of one, another bot's) is no answer: no login, tag or
+  // amount starts with a slash.
+  if (text !== undefined && COMMAND.test(text)) return { type: "bad", notice: `⚠️ ${t("flow-no-command")}` };
   if (text !== undefined && q.parse) {
     const r = q.parse(text);
     if (r.ok) return { type: "answer", answer: { type: "value", value: r.value } };
