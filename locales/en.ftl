@@ -384,3 +384,19 @@ support-unsupported = ⚠️ Support takes text, photos and files; stickers, voi
 support-not-delivered = ⚠️ Support cannot be reached right now; nothing was sent. Please try again later.
 support-left = You stopped writing to support. /support to write again.
 support-answer = 💬 <b>Support:</b> { $text }
+
+## Field names (top-up fields of games, delivery details)
+
+field-uid = UID
+field-user_id = User ID
+field-player_id = Player ID
+field-player_tag = Player tag
+field-server = Server
+field-zone_id = Zone ID
+field-region = Region
+field-account = Account
+field-login = Login
+field-package = Package
+field-quantity = Quantity
+field-amount = Amount
+field-amount_rub = Amount, ₽

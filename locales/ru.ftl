@@ -389,3 +389,19 @@ support-unsupported = ⚠️ Поддержка принимает текст, �
 support-not-delivered = ⚠️ Поддержка сейчас недоступна, ничего не отправлено. Попробуйте позже.
 support-left = Обращение в поддержку закончено. /support — написать снова.
 support-answer = 💬 <b>Поддержка:</b> { $text }
+
+## Field names (top-up fields of games, delivery details)
+
+field-uid = UID
+field-user_id = ID пользователя
+field-player_id = ID игрока
+field-player_tag = Тег игрока
+field-server = Сервер
+field-zone_id = ID зоны
+field-region = Регион
+field-account = Аккаунт
+field-login = Логин
+field-package = Пакет
+field-quantity = Количество
+field-amount = Сумма
+field-amount_rub = Сумма, ₽

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { refundLine, renderCard } from "../../src/bot/format/card.js";
-import { humanizeKey, renderFinal, renderPayload } from "../../src/bot/format/final.js";
+import { renderFinal, renderPayload } from "../../src/bot/format/final.js";
 import { escapeHtml } from "../../src/bot/format/html.js";
+import { fieldLabel, humanizeKey } from "../../src/bot/format/item.js";
 import { formatNumber, formatRub, formatStars } from "../../src/bot/format/money.js";
 import { renderOrdersPage } from "../../src/bot/format/orders-list.js";
 import { createI18n, translator } from "../../src/bot/i18n.js";
@@ -232,6 +233,20 @@ describe("the final message", () => {
   it("humanizes payload keys", () => {
     expect(humanizeKey("player_id")).toBe("Player id");
     expect(humanizeKey("activationURL")).toBe("Activation url");
+  });
+
+  it("says the common field names in the customer's language, others humanized", () => {
+    expect(fieldLabel("player_tag", en.t)).toBe("Player tag");
+    expect(fieldLabel("uid", ru.t)).toBe("UID");
+    expect(fieldLabel("Server", ru.t)).toBe("Сервер");
+    expect(fieldLabel("amount_rub", en.t)).toBe("Amount, ₽");
+    expect(fieldLabel("activationURL", ru.t)).toBe("Activation url");
+    const text = renderFinal(
+      order({ state: "delivered", deliveredPayload: { server: "Europe", quantity: 2 } }),
+      ru,
+    );
+    expect(text).toContain("• Сервер: Europe");
+    expect(text).toContain("• Количество: 2");
   });
 });
 

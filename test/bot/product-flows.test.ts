@@ -143,11 +143,11 @@ describe("the Games flow", () => {
     await press("Global");
     await press(/Genesis/);
     await press("1");
-    expect(h.tg.lastText()).toContain("<b>Uid</b>");
+    expect(h.tg.lastText()).toContain("<b>UID</b>");
     await h.send(textUpdate(ALICE, "700123456"));
     expect(h.tg.lastText()).toContain("<b>Server</b>");
     await press("‹ Back");
-    expect(h.tg.lastText()).toContain("<b>Uid</b>");
+    expect(h.tg.lastText()).toContain("<b>UID</b>");
     await h.send(textUpdate(ALICE, "700999999"));
     await h.send(textUpdate(ALICE, "Europe"));
     expect(h.orders.quotes[0]?.item).toMatchObject({

@@ -100,12 +100,14 @@ describe("each product kind end to end", () => {
     await c.pressButton("Global", T);
     await c.pressButton(/^60 Genesis Crystals/, T);
     await c.pressButton("1", T);
-    await c.waitForBotMessage(/Uid/, 10_000);
+    await c.waitForBotMessage(/UID/, 10_000);
     await c.sendText("700123456");
-    await c.waitForBotMessage(/Server/, 10_000);
+    // Field names in Russian, the same on the question and on the card.
+    await c.waitForBotMessage(/Сервер/, 10_000);
     await c.sendText("Europe");
     await c.waitForBotMessage(/Заказ #/, 10_000);
-    expect(c.lastBotMessage()?.text).toContain("uid: 700123456");
+    expect(c.lastBotMessage()?.text).toContain("UID: 700123456");
+    expect(c.lastBotMessage()?.text).toContain("Сервер: Europe");
     await payAndWait(c, /доставлен/);
   });
 });

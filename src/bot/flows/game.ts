@@ -1,6 +1,6 @@
 import { itemRef } from "../../orders/price-settings.js";
 import type { Game, GamePackage, GameRegion } from "../../reseller/types.js";
-import { humanizeKey } from "../format/final.js";
+import { fieldLabel } from "../format/item.js";
 import { LIMITS, parseFieldValue, parseWholeNumber } from "../validate.js";
 import type { FlowDef } from "./kit.js";
 import { type Step, settle } from "./steps.js";
@@ -114,7 +114,7 @@ export function createGameFlow(): FlowDef<GameState> {
     fields: [`fields.${key}`, "fields"],
     async run(f, state) {
       const a = await f.ask<string>({
-        text: f.t("ask-game-field", { field: humanizeKey(key) }),
+        text: f.t("ask-game-field", { field: fieldLabel(key, f.t) }),
         parse: parseFieldValue,
       });
       return settle(a, (v) => {

@@ -6,7 +6,7 @@ import type { Order, OrderState } from "../../orders/types.js";
 import type { Translate } from "../context.js";
 import { CB, type PayRail, RAIL_CODES } from "../keyboards/callbacks.js";
 import { escapeHtml } from "./html.js";
-import { describeItem, describeRecipient } from "./item.js";
+import { describeItem, describeRecipient, fieldLabel } from "./item.js";
 import { formatRub, formatStars } from "./money.js";
 
 export interface Rendered {
@@ -131,7 +131,9 @@ export function renderCard(order: Order, opts: FormatOptions): Rendered {
   const recipient = describeRecipient(order.item);
   if (recipient) lines.push(t(order.item.kind === "steam" ? "card-login" : "card-recipient", { recipient }));
   if (order.item.fields) {
-    for (const [k, v] of Object.entries(order.item.fields)) lines.push(`${escapeHtml(k)}: ${escapeHtml(v)}`);
+    for (const [k, v] of Object.entries(order.item.fields)) {
+      lines.push(`${escapeHtml(fieldLabel(k, t))}: ${escapeHtml(v)}`);
+    }
   }
   if (order.priceKopecks !== undefined && order.promo) {
     lines.push(

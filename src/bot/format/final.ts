@@ -2,7 +2,7 @@ import type { Order } from "../../orders/types.js";
 import type { Translate } from "../context.js";
 import { type FormatOptions, refundLine, shortId } from "./card.js";
 import { escapeHtml } from "./html.js";
-import { describeItem, describeRecipient } from "./item.js";
+import { describeItem, describeRecipient, fieldLabel, humanizeKey } from "./item.js";
 
 /** Telegram's limit is 4096 characters; the payload part stays well below it. */
 const PAYLOAD_BUDGET = 3000;
@@ -28,14 +28,6 @@ function norm(key: string): string {
 }
 
 /** "player_id" → "Player id". */
-export function humanizeKey(key: string): string {
-  const s = key
-    .replace(/[_-]+/g, " ")
-    .replace(/([a-z])([A-Z])/g, "$1 $2")
-    .trim();
-  return s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
-}
-
 function scalar(v: unknown): string {
   if (v === null || v === undefined) return "—";
   if (typeof v === "string") return v;
@@ -77,9 +69,9 @@ export function renderPayload(payload: Record<string, unknown> | undefined, t: T
     } else if (CODE_KEYS.includes(k) && value !== null && typeof value !== "object") {
       lines.push(t("final-codes", { count: 1 }), `<code>${escapeHtml(scalar(value))}</code>`);
     } else if (ACCOUNT_KEYS.includes(k) && value !== null && typeof value !== "object") {
-      lines.push(`${escapeHtml(humanizeKey(key))}: <code>${escapeHtml(scalar(value))}</code>`);
+      lines.push(`${escapeHtml(fieldLabel(key, t))}: <code>${escapeHtml(scalar(value))}</code>`);
     } else {
-      flatten(value, [humanizeKey(key)], rest);
+      flatten(value, [fieldLabel(key, t)], rest);
     }
   }
   if (rest.length > 0) {

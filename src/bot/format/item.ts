@@ -28,3 +28,37 @@ export function describeRecipient(item: OrderItem): string | undefined {
   if (!item.recipient) return undefined;
   return item.kind === "steam" ? escapeHtml(item.recipient) : `@${escapeHtml(item.recipient)}`;
 }
+
+/** Field names resellers commonly use for top-up fields and delivery details, said in the customer's language (`field-<name>`). */
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([
+  "uid",
+  "user_id",
+  "player_id",
+  "player_tag",
+  "server",
+  "zone_id",
+  "region",
+  "account",
+  "login",
+  "package",
+  "quantity",
+  "amount",
+  "amount_rub",
+]);
+
+/** A field's name as the customer reads it: translated when it is a common one, else {@link humanizeKey}. */
+export function fieldLabel(key: string, t: Translate): string {
+  const k = key
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
+  return KNOWN_FIELDS.has(k) ? t(`field-${k}`) : humanizeKey(key);
+}
+
+export function humanizeKey(key: string): string {
+  const s = key
+    .replace(/[_-]+/g, " ")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .trim();
+  return s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
+}
