@@ -170,7 +170,10 @@ describe("topping up", () => {
     await press("➕ Top up");
     await press("✏️ Other amount");
     await h.send(textUpdate(ALICE, "/cancel"));
-    expect(h.tg.lastText()).toBe("✖️ Cancelled.");
+    // Said so that it does not read as a cancelled order.
+    expect(h.tg.lastText()).toBe(
+      "✖️ Cancelled: I am no longer waiting for that answer. Nothing else changed.",
+    );
     await h.send(textUpdate(ALICE, "300"));
     expect(h.tg.lastText()).not.toContain("Top up by");
   });
