@@ -128,7 +128,7 @@ async function recordPayment(
       ? [at({ type: "xrefund", orderId: order.id, chargeId: receipt.telegramChargeId }, t)]
       : [
           alertMessage("duplicate_payment", order),
-          ...extraPaymentMessage(next, next.extraCharges!.length - 1),
+          ...extraPaymentMessage(next, next.extraCharges!.length - 1, false),
         ];
     if (rail === "wallet") jobs.push({ cancel: encodeJob({ type: "wsettle", orderId: order.id }) });
     return { next, jobs };

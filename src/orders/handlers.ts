@@ -224,7 +224,7 @@ async function refundExtraCharge(
         i === index ? { ...c, refund, refundRef: refundRef ?? c.refundRef } : c,
       ),
     };
-    const jobs: Effect[] = extraPaymentMessage(next, index);
+    const jobs: Effect[] = extraPaymentMessage(next, index, true);
     if (refund === "needed") jobs.push(alertMessage("duplicate_payment", o));
     return { next, jobs };
   });

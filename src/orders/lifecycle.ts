@@ -132,13 +132,18 @@ export function finalMessage(order: Order): MessageSpec {
 
 /**
  * The customer's message about a second payment for an order paid already (the `index`-th of its
- * extra charges), once its refund is made or left to the operators. Telegram payments (Stars, a
- * provider invoice) are answered in the chat when they arrive (bot/features/payments.ts); a
- * payment made elsewhere (a YooKassa or Crypto Pay page, the wallet) is told this way.
+ * extra charges), once its refund is made or left to the operators (`afterRefund`: the bot's own
+ * refund was tried). Telegram payments (Stars, a provider invoice) are answered in the chat when
+ * they arrive (bot/features/payments.ts); a payment made elsewhere (a YooKassa or Crypto Pay page,
+ * the wallet) is told this way.
  */
-export function extraPaymentMessage(order: Order, index: number): MessageSpec[] {
-  const rail = order.extraCharges?.[index]?.rail;
-  if (rail === undefined || rail === "stars" || rail === "invoice") return [];
+export function extraPaymentMessage(order: Order, index: number, afterRefund: boolean): MessageSpec[] {
+  const charge = order.extraCharges?.[index];
+  if (!charge) return [];
+  // Told in the chat when it arrived — unless the bot's refund, promised then, could not be made:
+  // the customer then learns that the shop will give it back instead.
+  const toldInChat = charge.rail === undefined || charge.rail === "stars" || charge.rail === "invoice";
+  if (toldInChat && !(afterRefund && charge.refund === "needed")) return [];
   return [send({ kind: "extra", chatId: order.customer.chatId, orderId: order.id, index })];
 }
 

@@ -1,4 +1,4 @@
-import type { Notifier, OperatorAlert, Order } from "../../src/orders/types.js";
+import type { ExtraCharge, Notifier, OperatorAlert, Order } from "../../src/orders/types.js";
 
 /** A Notifier that records what the engine asked of the chat, for assertions. */
 export class RecordingNotifier implements Notifier {
@@ -7,6 +7,10 @@ export class RecordingNotifier implements Notifier {
   readonly refunds: { userId: number; chargeId: string }[] = [];
   readonly alerts: { alert: OperatorAlert; orderId?: string }[] = [];
   readonly referralBonuses: { referrerId: number; amountKopecks: number; balanceKopecks: number }[] = [];
+  /** What customers were told of second payments (Notifier.extraPayment). */
+  readonly extras: { orderId: string; charge: ExtraCharge }[] = [];
+  /** Stars charges whose refund Telegram refuses (for good: not a "try again later"). */
+  readonly refusedRefunds = new Set<string>();
   private nextMessageId = 1000;
   /** When set, sendFinal throws this many times first (to exercise retries). */
   failFinals = 0;
@@ -25,8 +29,13 @@ export class RecordingNotifier implements Notifier {
   }
 
   async refundStars(userId: number, chargeId: string): Promise<void> {
+    if (this.refusedRefunds.has(chargeId)) throw new Error("400: Bad Request: CHARGE_NOT_FOUND");
     if (this.refunds.some((r) => r.chargeId === chargeId)) throw new Error("400: CHARGE_ALREADY_REFUNDED");
     this.refunds.push({ userId, chargeId });
+  }
+
+  async extraPayment(order: Order, charge: ExtraCharge): Promise<void> {
+    this.extras.push({ orderId: order.id, charge });
   }
 
   async referralCredited(referrerId: number, amountKopecks: number, balanceKopecks: number): Promise<void> {

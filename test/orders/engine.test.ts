@@ -640,6 +640,23 @@ describe("orders engine", () => {
     await finalState(hh, order.id);
     expect(hh.sandbox.stats(order.id).charges).toBe(1);
     expect(hh.notifier.refunds.map((r) => r.chargeId)).toEqual(["second-charge"]);
+    // Told in the chat when it arrived (the payments feature): no second word from the engine.
+    expect(hh.notifier.extras).toEqual([]);
+  });
+
+  it("tells the customer the shop will refund a second Stars payment whose refund Telegram refused", async () => {
+    const hh = await harness();
+    hh.notifier.refusedRefunds.add("refused-charge");
+    const { order, receipt } = await quoteAndPay(hh);
+    const second = await hh.engine.markPaid(order.id, { ...receipt, telegramChargeId: "refused-charge" });
+    expect(second.outcome).toBe("refunded_extra");
+    const told = await eventually(
+      () => hh.notifier.extras.find((e) => e.orderId === order.id),
+      10_000,
+      "the word",
+    );
+    expect(told.charge).toMatchObject({ telegramChargeId: "refused-charge", refund: "needed" });
+    await eventually(() => hh.notifier.alertsOf("duplicate_payment").length === 1, 10_000, "the alert");
   });
 
   it("refuses pre-checkout for another user, another amount, or an expired quote", async () => {
