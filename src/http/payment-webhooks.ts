@@ -3,6 +3,7 @@ import type { Logger } from "../logger.js";
 import type { ProviderRail } from "../orders/types.js";
 import { parseCryptoPayUpdate, verifyCryptoPayUpdate } from "../payments/cryptopay/index.js";
 import { parseNotification } from "../payments/yookassa/index.js";
+import { RepeatedLog } from "../util/outage-log.js";
 import { BodyTooLarge, readBody } from "./body.js";
 import { WEBHOOK_BODY_LIMIT } from "./reseller-webhook.js";
 
@@ -69,6 +70,7 @@ export function yookassaWebhookHandler(deps: PaymentWebhookDeps) {
 
 export function cryptopayWebhookHandler(deps: PaymentWebhookDeps & { token: string | undefined }) {
   const log = deps.logger.child({ component: "cryptopay-webhook" });
+  const refused = new RepeatedLog(log, "Crypto Pay update with a missing or wrong signature refused");
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await bodyOf(req, res);
     if (!raw) return deps.onOutcome?.("cryptopay", "too_large");
@@ -76,7 +78,7 @@ export function cryptopayWebhookHandler(deps: PaymentWebhookDeps & { token: stri
     const signature = Array.isArray(header) ? header[0] : header;
     if (!deps.token || !verifyCryptoPayUpdate(raw, signature, deps.token)) {
       deps.onOutcome?.("cryptopay", "bad_signature");
-      log.warn({ bytes: raw.length }, "Crypto Pay update with a missing or wrong signature refused");
+      refused.seen({ bytes: raw.length });
       return reply(res, 401, { ok: false, error: "bad signature" });
     }
     const parsed = parseCryptoPayUpdate(raw);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../logger.js";
+import { RepeatedLog } from "../util/outage-log.js";
 import { BodyTooLarge, readBody } from "./body.js";
 import { verifySignature } from "./signature.js";
 
@@ -34,6 +35,7 @@ function reply(res: ServerResponse, status: number, body: Record<string, unknown
  */
 export function resellerWebhookHandler(deps: ResellerWebhookDeps) {
   const log = deps.logger.child({ component: "reseller-webhook" });
+  const refused = new RepeatedLog(log, "delivery webhook with a missing or wrong signature refused");
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const outcome = (o: WebhookOutcome) => deps.onOutcome?.(o);
     let raw: Buffer;
@@ -53,7 +55,7 @@ export function resellerWebhookHandler(deps: ResellerWebhookDeps) {
       !verifySignature(deps.secret, raw, Array.isArray(signature) ? signature[0] : signature)
     ) {
       outcome("bad_signature");
-      log.warn({ bytes: raw.length }, "delivery webhook with a missing or wrong signature refused");
+      refused.seen({ bytes: raw.length });
       return reply(res, 401, { ok: false, error: "bad signature" });
     }
     let customId: unknown;

@@ -48,3 +48,29 @@ export class OutageLog {
     this.reportedAt = Number.NEGATIVE_INFINITY;
   }
 }
+
+/**
+ * Something that may come again and again from outside (a request with a wrong signature): the
+ * first is logged, then at most one line every {@link REPORT_EVERY_MS} with how many came since
+ * the last line (`repeats`), so that anyone who can reach the listener cannot flood the log.
+ */
+export class RepeatedLog {
+  private repeats = 0;
+  private reportedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly message: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** One more: logged (warn) when the last line is old enough. */
+  seen(fields: Record<string, unknown> = {}): void {
+    const t = this.now();
+    this.repeats += 1;
+    if (t - this.reportedAt < REPORT_EVERY_MS) return;
+    this.logger.warn({ ...fields, repeats: this.repeats }, this.message);
+    this.reportedAt = t;
+    this.repeats = 0;
+  }
+}
