@@ -235,8 +235,12 @@ describe("paying a Stars quote", () => {
       error_message: "The price has expired. Get a new price in the chat.",
     });
     const requote = h.tg.button("🔄 Get a new price").data;
+    const cardsBefore = h.tg.of("sendMessage").filter((c) => /Order #/.test(String(c.payload.text))).length;
     await h.send(callbackUpdate(ALICE, requote));
     await h.send(callbackUpdate(ALICE, requote));
+    // A double tap shows the new order's card once: the second tap shows it again in place.
+    const cardsAfter = h.tg.of("sendMessage").filter((c) => /Order #/.test(String(c.payload.text))).length;
+    expect(cardsAfter - cardsBefore).toBe(1);
     expect(h.orders.quotes).toHaveLength(3);
     expect(h.orders.quotes[1]?.orderId).not.toBe(order.id);
     expect(h.orders.quotes[2]?.orderId).toBe(h.orders.quotes[1]?.orderId);

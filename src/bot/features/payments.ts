@@ -132,8 +132,12 @@ export function paymentsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
         item: old.item,
         customer: { ...old.customer, locale: await localeOf(ctx) },
       });
-      const messageId = await showCard(ctx, order);
-      if (messageId !== undefined) await orders.setCardMessage(order.id, messageId);
+      // A second tap (updates of a chat come one after another) finds the new order with its card
+      // shown already: that card is shown again in place, not a second one.
+      const messageId = await showCard(ctx, order, order.cardMessageId);
+      if (messageId !== undefined && messageId !== order.cardMessageId) {
+        await orders.setCardMessage(order.id, messageId);
+      }
       ctx.session.lastQuoteId = order.id;
     } catch (err) {
       if (err instanceof OpenQuotesLimitError) {
