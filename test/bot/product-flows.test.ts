@@ -221,6 +221,10 @@ describe("commands", () => {
     expect(h.orders.cardMessageWrites).toBe(1);
     expect(first.cardMessageId).toBeDefined();
     expect(first.cardMessageId).not.toBe(quote.cardMessageId);
+    // The earlier card loses its buttons: its Pay or Cancel would act on an order followed elsewhere.
+    const cleared = h.tg.of("editMessageReplyMarkup").at(-1)?.payload;
+    expect(cleared).toMatchObject({ reply_markup: { inline_keyboard: [] } });
+    expect(cleared?.message_id).not.toBe(first.cardMessageId);
   });
 
   it("/language switches to Russian and keeps it", async () => {

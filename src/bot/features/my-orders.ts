@@ -50,8 +50,19 @@ export function myOrdersFeature(): Composer<BotContext> {
     const messageId = await showCard(ctx, order);
     // The card shown last is the one the customer acts on: an order that still moves (paid,
     // delivered…) is followed there from now on.
-    if (messageId !== undefined && messageId !== order.cardMessageId && NEXT_STATES[order.state].length > 0)
+    const previous = order.cardMessageId;
+    if (messageId !== undefined && messageId !== previous && NEXT_STATES[order.state].length > 0) {
       await ctx.deps.orders.setCardMessage(order.id, messageId);
+      // The earlier card stays as it was, without buttons: its Pay or Cancel would act on an
+      // order the new card follows (a card that is gone or too old to edit is left alone).
+      if (previous !== undefined) {
+        await ctx.api
+          .editMessageReplyMarkup(order.customer.chatId, previous, {
+            reply_markup: { inline_keyboard: [] },
+          })
+          .catch(() => undefined);
+      }
+    }
   });
   return c;
 }
