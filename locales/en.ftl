@@ -260,7 +260,10 @@ final-truncated = … (shortened; ask support for the rest)
 ## My orders
 
 orders-empty = 📦 You have no orders yet. /start to buy something.
-orders-title = 📦 <b>Your orders</b> ({ $from }–{ $to } of { $total })
+orders-title = 📦 <b>Your orders</b> ({ $paged ->
+    [yes] { $from }–{ $to } of { $total }
+   *[no] { $total }
+})
 
 ## Wallet
 
@@ -270,7 +273,10 @@ wallet-title = 👛 <b>Your wallet</b>
 wallet-balance = Balance: <b>{ $balance }</b>
 wallet-empty = No top-ups or payments yet.
 wallet-past-end = No more entries here.
-wallet-entries = Entries { $from }–{ $to } of { $total }:
+wallet-entries = { $paged ->
+    [yes] Entries { $from }–{ $to } of { $total }:
+   *[no] Entries ({ $total }):
+}
 wallet-reason-topup = top-up
 wallet-reason-order = order #{ $id }
 wallet-reason-refund = refund for order #{ $id }

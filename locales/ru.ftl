@@ -265,7 +265,10 @@ final-truncated = … (сокращено; остальное — у подде�
 ## My orders
 
 orders-empty = 📦 У вас пока нет заказов. /start — чтобы что-нибудь купить.
-orders-title = 📦 <b>Ваши заказы</b> ({ $from }–{ $to } из { $total })
+orders-title = 📦 <b>Ваши заказы</b> ({ $paged ->
+    [yes] { $from }–{ $to } из { $total }
+   *[no] { $total }
+})
 
 ## Wallet
 
@@ -275,7 +278,10 @@ wallet-title = 👛 <b>Ваш кошелёк</b>
 wallet-balance = Баланс: <b>{ $balance }</b>
 wallet-empty = Пополнений и списаний пока не было.
 wallet-past-end = Здесь записей больше нет.
-wallet-entries = Записи { $from }–{ $to } из { $total }:
+wallet-entries = { $paged ->
+    [yes] Записи { $from }–{ $to } из { $total }:
+   *[no] Записи ({ $total }):
+}
 wallet-reason-topup = пополнение
 wallet-reason-order = заказ #{ $id }
 wallet-reason-refund = возврат за заказ #{ $id }

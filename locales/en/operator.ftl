@@ -92,7 +92,10 @@ op-filter-pending = Pending
 op-filter-delivered = Delivered
 op-filter-failed = Failed
 op-filter-attention = ⚠️ Attention
-op-orders-title = 📋 <b>Orders</b> · { $filter } · { $from }–{ $to } of { $total }
+op-orders-title = 📋 <b>Orders</b> · { $filter } · { $paged ->
+    [yes] { $from }–{ $to } of { $total }
+   *[no] { $total }
+}
 op-orders-empty = 📋 <b>Orders</b> · { $filter }: none.
 op-orders-past-end = 📋 <b>Orders</b> · { $filter }: no more orders on this page. Go back to a newer page.
 
@@ -207,7 +210,10 @@ op-wallet-not-offered = 👛 The wallet is not offered in this shop (CHECKOUT do
 op-wallet-title = 👛 <b>Wallet of customer</b> <code>{ $user }</code>
 op-wallet-balance = Balance: <b>{ $balance }</b>
 op-wallet-empty = No entries.
-op-wallet-entries = Entries { $from }–{ $to } of { $total } (dates UTC):
+op-wallet-entries = { $paged ->
+    [yes] Entries { $from }–{ $to } of { $total }
+   *[no] Entries ({ $total })
+} (dates UTC):
 op-wallet-by = by <code>{ $operator }</code>
 op-wallet-btn-adjust = ✏️ Adjust
 op-wallet-btn-confirm = ✅ Confirm

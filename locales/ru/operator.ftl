@@ -94,7 +94,10 @@ op-filter-pending = В доставке
 op-filter-delivered = Доставлены
 op-filter-failed = Неудачные
 op-filter-attention = ⚠️ Внимание
-op-orders-title = 📋 <b>Заказы</b> · { $filter } · { $from }–{ $to } из { $total }
+op-orders-title = 📋 <b>Заказы</b> · { $filter } · { $paged ->
+    [yes] { $from }–{ $to } из { $total }
+   *[no] { $total }
+}
 op-orders-empty = 📋 <b>Заказы</b> · { $filter }: нет.
 op-orders-past-end = 📋 <b>Заказы</b> · { $filter }: на этой странице больше нет заказов. Вернитесь к более новым.
 
@@ -209,7 +212,10 @@ op-wallet-not-offered = 👛 В этом магазине нет кошельк�
 op-wallet-title = 👛 <b>Кошелёк покупателя</b> <code>{ $user }</code>
 op-wallet-balance = Баланс: <b>{ $balance }</b>
 op-wallet-empty = Записей нет.
-op-wallet-entries = Записи { $from }–{ $to } из { $total } (даты UTC):
+op-wallet-entries = { $paged ->
+    [yes] Записи { $from }–{ $to } из { $total }
+   *[no] Записи ({ $total })
+} (даты UTC):
 op-wallet-by = внёс <code>{ $operator }</code>
 op-wallet-btn-adjust = ✏️ Поправить
 op-wallet-btn-confirm = ✅ Подтвердить

@@ -5,6 +5,7 @@ import { escapeHtml } from "../../src/bot/format/html.js";
 import { fieldLabel, humanizeKey } from "../../src/bot/format/item.js";
 import { formatNumber, formatRub, formatStars } from "../../src/bot/format/money.js";
 import { renderOrdersPage } from "../../src/bot/format/orders-list.js";
+import { entryLines } from "../../src/bot/format/wallet.js";
 import { createI18n, translator } from "../../src/bot/i18n.js";
 import type { Order, OrderState } from "../../src/orders/types.js";
 import { order as baseOrder } from "../helpers/orders.js";
@@ -260,6 +261,31 @@ describe("the /orders page", () => {
     );
     const buttons = view.keyboard?.inline_keyboard.flat().map((b) => b.text);
     expect(buttons).toEqual(["6. #0f1e2d3c · awaiting payment", "7. #11111111 · delivered", "‹ Previous"]);
+  });
+
+  it("gives the count alone when one page holds every order, in both languages", () => {
+    const items = [order(), order({ id: "11111111-2222-4333-8444-555555555555", state: "delivered" })];
+    expect(renderOrdersPage({ items, total: 2 }, 0, en).text).toContain("📦 <b>Your orders</b> (2)\n");
+    expect(renderOrdersPage({ items, total: 2 }, 0, ru).text).toContain("📦 <b>Ваши заказы</b> (2)\n");
+    expect(renderOrdersPage({ items, total: 7 }, 0, ru).text).toContain("(1–2 из 7)");
+  });
+
+  it("heads a wallet page that holds every entry with their count", () => {
+    const entry = {
+      id: "e1",
+      seq: 1,
+      at: 0,
+      amountKopecks: 30_000,
+      balanceAfter: 30_000,
+      reason: "topup" as const,
+      ref: "topup:p1",
+    };
+    expect(entryLines({ entries: [entry], total: 1, balanceKopecks: 30_000 }, 0, en.t, "en")[0]).toBe(
+      "Entries (1):",
+    );
+    expect(entryLines({ entries: [entry], total: 6, balanceKopecks: 30_000 }, 5, ru.t, "ru")[0]).toBe(
+      "Записи 6–6 из 6:",
+    );
   });
 
   it("says so when there are no orders", () => {

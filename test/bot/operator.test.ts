@@ -318,7 +318,7 @@ describe("operator tools with 25 orders in mixed states", () => {
     expect(expected).toHaveLength(count);
     expect(new Set(listed)).toEqual(new Set(expected));
     expect(listed).toHaveLength(count);
-    expect(pages[0]!.text).toContain(`of ${count}`);
+    expect(pages[0]!.text).toContain(` · ${count}\n`);
     const marked = pages[0]!.keyboard.flat().find((b) => b.text.startsWith("• "));
     expect(marked?.data).toBe(`op:l:${LETTER[filter]}:0`);
   });

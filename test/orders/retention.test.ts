@@ -334,13 +334,13 @@ describe("operators over archived months", () => {
     const bot = new OperatorBot(h, { orders: engine });
     // The list: the order in Redis first, then the archive's, newest first.
     const list = OperatorBot.one(await bot.send(OPERATOR_ID, "/orders"));
-    expect(list.text).toContain("1–4 of 4");
+    expect(list.text).toMatch(/· 4\n/);
     const rows = allData(list.keyboard)
       .filter((d) => d.startsWith("op:o:"))
       .map((d) => d.slice(5));
     expect(rows).toEqual([live.id, archivedOrders[0]!.id, archivedOrders[2]!.id, archivedOrders[1]!.id]);
     const failedList = OperatorBot.one(await bot.press(OPERATOR_ID, "op:l:f:0", 5000));
-    expect(failedList.text).toContain("1–1 of 1");
+    expect(failedList.text).toMatch(/· 1\n/);
 
     // An archived row opens a read-only card saying where the order is kept; so does /order #ref.
     const old = archivedOrders[1]!;

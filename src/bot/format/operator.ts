@@ -17,6 +17,7 @@ import { ordersListKeyboard } from "../menus/operator.js";
 import { formatOrderPrice, shortId } from "./card.js";
 import { escapeHtml } from "./html.js";
 import { formatNumber, formatRub, formatStars } from "./money.js";
+import { paged } from "./page-range.js";
 
 /**
  * Texts of the operator tools (HTML parse mode). Everything that came from a customer or the
@@ -178,6 +179,7 @@ export function renderOrdersList(
     from: String(offset + 1),
     to: String(offset + page.items.length),
     total: String(page.total),
+    paged: paged(offset, page.items.length, page.total),
   });
   const lines = page.items.map((o, i) => orderRow(o, offset + i + 1, t, locale));
   return { text: [header, t("op-times-utc"), "", lines.join("\n\n")].join("\n"), reply_markup };

@@ -3,6 +3,7 @@ import type { Order, Page } from "../../orders/types.js";
 import { CB } from "../keyboards/callbacks.js";
 import { type FormatOptions, formatOrderPrice, shortId, statusLabel } from "./card.js";
 import { describeItem } from "./item.js";
+import { paged } from "./page-range.js";
 
 export const ORDERS_PAGE_SIZE = 5;
 
@@ -16,7 +17,10 @@ export function renderOrdersPage(
   if (page.total === 0) return { text: t("orders-empty") };
   const from = offset + 1;
   const to = offset + page.items.length;
-  const lines = [t("orders-title", { from, to, total: page.total }), ""];
+  const lines = [
+    t("orders-title", { from, to, total: page.total, paged: paged(offset, page.items.length, page.total) }),
+    "",
+  ];
   const kb = new InlineKeyboard();
   page.items.forEach((o, i) => {
     lines.push(

@@ -6,6 +6,7 @@ import { CB } from "../keyboards/callbacks.js";
 import { ADJUST_NOTE_MAX } from "../validate.js";
 import { escapeHtml } from "./html.js";
 import { formatRub } from "./money.js";
+import { paged } from "./page-range.js";
 import { entryLine, formatSignedRub, pagingRow, type WalletView } from "./wallet.js";
 
 /** Callback data of the operators' wallet buttons (see CB.walletOperator). */
@@ -37,7 +38,12 @@ export function renderOperatorWallet(
   if (page.entries.length === 0) lines.push(t(page.total === 0 ? "op-wallet-empty" : "wallet-past-end"));
   else {
     lines.push(
-      t("op-wallet-entries", { from: offset + 1, to: offset + page.entries.length, total: page.total }),
+      t("op-wallet-entries", {
+        from: offset + 1,
+        to: offset + page.entries.length,
+        total: page.total,
+        paged: paged(offset, page.entries.length, page.total),
+      }),
     );
     for (const e of page.entries) {
       const by = e.by !== undefined ? ` · ${t("op-wallet-by", { operator: String(e.by) })}` : "";

@@ -7,6 +7,7 @@ import { LIMITS, TOP_UP_PRESETS_RUB } from "../validate.js";
 import { shortId } from "./card.js";
 import { escapeHtml } from "./html.js";
 import { formatRub } from "./money.js";
+import { paged } from "./page-range.js";
 import { railLabel, topUpPrice } from "./rails.js";
 
 /** Entries shown per wallet page (customers and operators). */
@@ -66,7 +67,12 @@ export function entryLines(page: WalletPage, offset: number, t: Translate, local
   const from = offset + 1;
   const to = offset + page.entries.length;
   return [
-    t("wallet-entries", { from, to, total: page.total }),
+    t("wallet-entries", {
+      from,
+      to,
+      total: page.total,
+      paged: paged(offset, page.entries.length, page.total),
+    }),
     ...page.entries.map((e) => entryLine(e, t, locale)),
   ];
 }
