@@ -107,6 +107,14 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
   bot.use(trackUpdates(bot));
   bot.use((ctx, next) => {
     ctx.deps = deps;
+    // grammY works out `msg`, `from` and `chat` from the update at every read, through a chain of
+    // getters (a dozen kinds of update); the shop's filters read them some hundred times an
+    // update. The update does not change, so each is worked out once here.
+    Object.defineProperties(ctx, {
+      msg: { value: ctx.msg },
+      from: { value: ctx.from },
+      chat: { value: ctx.chat },
+    });
     // The update's child logger is made when something logs: most updates log nothing, and a
     // child (with its bindings and redaction) per update was a steady share of the garbage.
     let child: typeof logger | undefined;
