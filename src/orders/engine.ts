@@ -261,9 +261,10 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     findArchived: retention ? (prefix, max) => retention.archive.find(prefix, max) : undefined,
     start() {
       if (worker.isRunning) return;
-      migrateAtStart(opts.redis, store, log);
-      // The periodic jobs run again only from their own runs: scheduled however long Redis is away.
+      // Tried until done however long Redis is away: the migrations, and the periodic jobs'
+      // scheduling (they run again only from their own runs).
       const scheduling = [
+        ...migrateAtStart(opts.redis, store, log),
         retryUntilDone(() => store.jobs.scheduleOnce(encodeJob({ type: "balance" }), now()), log, {
           failed: "could not schedule the balance check; trying again",
           done: "balance check scheduled",

@@ -1,5 +1,6 @@
 import type { Logger } from "../logger.js";
 import type { RedisClient } from "../redis/connect.js";
+import { retryUntilDone } from "../util/timers.js";
 import type { OrderKeys } from "./keys.js";
 import type { OrderLists } from "./order-lists.js";
 
@@ -12,16 +13,28 @@ import type { OrderLists } from "./order-lists.js";
 /** Orders of the earlier record layout moved per script call. */
 const MOVE_CHUNK = 200;
 
-/** Runs every step in the background, logging what it did or could not do. */
-export function migrateAtStart(redis: RedisClient, store: OrderLists, log: Logger): void {
-  migrateIndexes(redis, store.keys).catch((err) =>
-    log.warn({ err }, "could not bring the order indexes up to date"),
-  );
-  migrateRecords(redis, store)
-    .then((moved) => {
-      if (moved > 0) log.info({ moved }, "order records moved to the current layout");
-    })
-    .catch((err) => log.warn({ err }, "could not move the order records to the current layout"));
+/**
+ * Runs every step in the background, logging what it did; a step that fails (Redis away at
+ * start-up) is tried again until it is done. Returns what stops the tries.
+ */
+export function migrateAtStart(redis: RedisClient, store: OrderLists, log: Logger): Array<() => void> {
+  return [
+    retryUntilDone(() => migrateIndexes(redis, store.keys), log, {
+      failed: "could not bring the order indexes up to date; trying again",
+      done: "order indexes brought up to date",
+    }),
+    retryUntilDone(
+      async () => {
+        const moved = await migrateRecords(redis, store);
+        if (moved > 0) log.info({ moved }, "order records moved to the current layout");
+      },
+      log,
+      {
+        failed: "could not move the order records to the current layout; trying again",
+        done: "order records are in the current layout",
+      },
+    ),
+  ];
 }
 
 /**

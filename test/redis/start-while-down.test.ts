@@ -122,4 +122,41 @@ describe("started while Redis is down", () => {
       await h.close();
     }
   }, 60_000);
+
+  it("brings an earlier version's order indexes up to date once Redis is back", async () => {
+    // An order an earlier version indexed as paid, kept on disk across the outage.
+    server = await startPrivateRedis({ appendonly: true });
+    const prefix = uniquePrefix("down");
+    const keys = orderKeys(prefix);
+    const seed = new Redis(server.url);
+    await seed.zadd(`${keys.prefix}idx:state:paid`, 1_000, "order-paid-before");
+    seed.disconnect();
+    await server.kill();
+    const redis = connectRedis(configOn(server.url), createLogger({ level: "silent" }));
+    const h = await startEngineHarness({ redis, prefix });
+    const probe = new Redis(server.url, { lazyConnect: true });
+    try {
+      await eventually(
+        async () => h.logLines.some((l) => l.includes("could not bring the order indexes up to date")),
+        15_000,
+        "the failed migration logged",
+      );
+      await server.restart();
+      await probe.connect();
+      await eventually(
+        async () => (await probe.zscore(keys.inflight, "order-paid-before")) === "1000",
+        20_000,
+        "the paid order in the in-flight index",
+      );
+      expect(await probe.exists(`${keys.prefix}idx:state:paid`)).toBe(0);
+      await eventually(
+        async () => h.logLines.some((l) => l.includes("order indexes brought up to date")),
+        5_000,
+        "the migration's success logged",
+      );
+    } finally {
+      probe.disconnect();
+      await h.close();
+    }
+  }, 60_000);
 });
