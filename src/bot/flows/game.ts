@@ -1,5 +1,6 @@
 import { itemRef } from "../../orders/price-settings.js";
 import type { Game, GamePackage, GameRegion } from "../../reseller/types.js";
+import { escapeHtml } from "../format/html.js";
 import { fieldLabel } from "../format/item.js";
 import { LIMITS, parseFieldValue, parseWholeNumber } from "../validate.js";
 import type { FlowDef } from "./kit.js";
@@ -54,7 +55,7 @@ export function createGameFlow(): FlowDef<GameState> {
         return "back";
       }
       const a = await f.ask({
-        text: f.t("ask-game-region", { game: state.game?.title ?? "" }),
+        text: f.t("ask-game-region", { game: escapeHtml(state.game?.title ?? "") }),
         choices: regions.map((r) => ({ label: r.title, value: { code: r.code, title: r.title } })),
         columns: 2,
         pageSize: GAME_ITEMS_PER_PAGE,
@@ -77,7 +78,10 @@ export function createGameFlow(): FlowDef<GameState> {
         return "back";
       }
       const a = await f.ask({
-        text: f.t("ask-game-package", { game: state.game?.title ?? "", region: state.region?.title ?? "" }),
+        text: f.t("ask-game-package", {
+          game: escapeHtml(state.game?.title ?? ""),
+          region: escapeHtml(state.region?.title ?? ""),
+        }),
         choices: catalog.packages.map((p) => ({
           label: f.t("package-label", {
             title: p.title,
@@ -114,7 +118,7 @@ export function createGameFlow(): FlowDef<GameState> {
     fields: [`fields.${key}`, "fields"],
     async run(f, state) {
       const a = await f.ask<string>({
-        text: f.t("ask-game-field", { field: fieldLabel(key, f.t) }),
+        text: f.t("ask-game-field", { field: escapeHtml(fieldLabel(key, f.t)) }),
         parse: parseFieldValue,
       });
       return settle(a, (v) => {
