@@ -6,7 +6,7 @@ import type { OrdersApi } from "../orders/api.js";
 import type { RedisClient } from "../redis/connect.js";
 import { chatLocale } from "./chat-locale.js";
 import type { BotContext } from "./context.js";
-import { escapeHtml } from "./format/html.js";
+import { escapeHtml, stripHtml } from "./format/html.js";
 import {
   renderSupportHeader,
   SUPPORT_ORDERS_SHOWN,
@@ -30,6 +30,10 @@ export interface SupportRelayDeps {
   /** The operators' group (OPERATOR_CHAT_ID); without it each operator gets support in private. */
   group?: OperatorChat;
 }
+
+/** Telegram's limits on a message's text and a media message's caption (characters, tags not counted). */
+const MAX_TEXT_CHARS = 4096;
+const MAX_CAPTION_CHARS = 1024;
 
 /** A customer's message, as the relay needs it. */
 export interface CustomerMessage {
@@ -126,18 +130,23 @@ export class SupportRelay {
   async toCustomer(customer: SupportCustomer, m: OperatorMessage): Promise<"sent" | "unreachable"> {
     const t = translator(this.deps.i18n, customer.locale);
     const other = { parse_mode: "HTML" as const, reply_markup: supportKeyboard(t) };
+    const api = this.deps.api;
+    const labelled = t("support-answer", { text: escapeHtml((m.media ? m.caption : m.text) ?? "") });
+    // An answer near Telegram's limit has no room for the label: the label goes first, on its own.
+    const fits = stripHtml(labelled).length <= (m.media ? MAX_CAPTION_CHARS : MAX_TEXT_CHARS);
     try {
+      if (!fits) {
+        await api.sendMessage(customer.userId, t("support-answer", { text: "" }).trim(), {
+          parse_mode: "HTML",
+        });
+      }
       if (m.media) {
-        await this.deps.api.copyMessage(customer.userId, m.chatId, m.messageId, {
+        await api.copyMessage(customer.userId, m.chatId, m.messageId, {
           ...other,
-          caption: t("support-answer", { text: escapeHtml(m.caption ?? "") }),
+          ...(fits ? { caption: labelled } : {}),
         });
       } else {
-        await this.deps.api.sendMessage(
-          customer.userId,
-          t("support-answer", { text: escapeHtml(m.text ?? "") }),
-          other,
-        );
+        await api.sendMessage(customer.userId, fits ? labelled : escapeHtml(m.text ?? ""), other);
       }
       return "sent";
     } catch (err) {

@@ -202,6 +202,25 @@ describe("support without an operators' group", () => {
     await writeToSupport(customer, "Great, thanks");
     await operator.waitFor((msgs) => msgs.some((m) => m.text === "Great, thanks"));
   });
+  it("carries an answer as long as Telegram allows: the label first, then the answer whole", async () => {
+    const customer = newAppCustomer(h.telegram);
+    await customer.sendText("/support");
+    await customer.waitForBotMessage(/Writing to support/);
+    await writeToSupport(customer, "Tell me everything");
+    const [copy] = (
+      await operator.waitFor((msgs) => msgs.some((m) => m.text === "Tell me everything"))
+    ).filter((m) => m.text === "Tell me everything");
+
+    const long = `${"All <about> & more. ".repeat(204)}ending`;
+    expect(long.length).toBeLessThanOrEqual(4096);
+    await operator.sendText(long, { replyTo: copy!.messageId });
+    const answer = await customer.waitForBotMessage(/ending$/);
+    expect(answer.text).toBe(long);
+    expect(customer.buttons(answer.messageId)).toEqual(["✉️ Contact support"]);
+    expect(customer.botMessages().at(-2)?.text).toBe("💬 Support:");
+    await operator.waitForBotMessage("✅ Sent to the customer.");
+    expect(h.telegram.calls().filter((call) => !call.ok)).toEqual([]);
+  });
 });
 
 describe("support to an operator who never chose a language", () => {
