@@ -360,6 +360,7 @@ referral-credited = 👥 <b>+{ $amount }</b> to your wallet from your friend's o
 
 ## Bans
 banned = This shop no longer serves you.
+private-only = 🛍 The shop is in a private chat with me: open @{ $bot } and send /start there.
 ## Promo codes on a quoted order
 promo-ask = 🎟 Send your promo code for order #{ $id }. Apply it before choosing how to pay.
 promo-applied = ✅ Code { $code } applied: −{ $discount }. New price: { $price }. Pay with the buttons on the order card.

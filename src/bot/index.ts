@@ -16,7 +16,7 @@ import type { BotContext, BotDeps, CustomerRecords, SessionData } from "./contex
 import { onError } from "./error-boundary.js";
 import { broadcastFeature } from "./features/broadcast.js";
 import { cancelFeature, cancelWaits } from "./features/cancel.js";
-import { banGate, recordCustomer } from "./features/customer-gate.js";
+import { banGate, privateOnly, recordCustomer } from "./features/customer-gate.js";
 import { customerOperatorFeature, forgetCustomerNote } from "./features/customer-operator.js";
 import { customersFeature } from "./features/customers.js";
 import { helpFeature } from "./features/help.js";
@@ -159,6 +159,8 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
       },
     }),
   );
+  // Other chats than private ones and the operators' group get no shop (customer-gate.ts).
+  guarded.use(privateOnly(i18n, config));
   guarded.use(sequentialize(sequentialKey));
   // A Pay tap and a payment, in the order's language: no session read (see payments.ts).
   guarded.use(paymentsBeforeSession(i18n));

@@ -102,6 +102,33 @@ describe("after the payment", () => {
   });
 });
 
+describe("a group the bot was added to", () => {
+  it("sells nothing there and shows nobody's orders: a command points to the private chat", async () => {
+    const group = h.telegram.group({ id: -1001000000777 });
+    const ann = group.member({ id: 640_000_001, username: "ann_in_group", languageCode: "en" });
+    const boris = group.member({ id: 640_000_002, username: "boris_in_group", languageCode: "ru" });
+    await ann.sendText("/start");
+    await group.waitForBotMessage(
+      "🛍 The shop is in a private chat with me: open @shop_test_bot and send /start there.",
+    );
+    await boris.sendText("/orders@shop_test_bot");
+    await group.waitForBotMessage(/^🛍 Магазин — в личном чате со мной: откройте @shop_test_bot/);
+    await boris.sendText("/start@some_other_bot");
+    await boris.sendText("hello everyone");
+    await ann.sendText("/help");
+    await group.waitFor((msgs) => msgs.filter((m) => m.from === "bot").length === 3);
+    expect(
+      group
+        .messages()
+        .filter((m) => m.from === "bot")
+        .every((m) => (m.text ?? "").startsWith("🛍")),
+    ).toBe(true);
+    expect(
+      group.messages().some((m) => (m.replyMarkup as { inline_keyboard?: unknown[] })?.inline_keyboard),
+    ).toBe(false);
+  });
+});
+
 describe("a restart in the middle of a conversation", () => {
   it("continues where the customer was", async () => {
     const c = newAppCustomer(h.telegram);

@@ -45,3 +45,32 @@ export function recordCustomer(customers: CustomerRecords) {
     return next();
   };
 }
+
+/**
+ * The shop lives in private chats. In any other chat (a group the bot was added to, a channel;
+ * the operators' group excepted) nothing is sold and nothing of anyone's is shown: a command meant
+ * for this bot is answered with where to find the shop, a button press with the same words, and
+ * everything else is left alone. A successful payment always goes on (a paid order is never dropped).
+ */
+export function privateOnly(
+  i18n: I18n<BotContext>,
+  config: Pick<Config, "operatorChatId" | "defaultLocale">,
+) {
+  return async (ctx: BotContext, next: NextFunction): Promise<void> => {
+    const chat = ctx.chat;
+    if (chat === undefined || chat.type === "private" || chat.id === config.operatorChatId) return next();
+    if (ctx.message?.successful_payment) return next();
+    const t = translator(i18n, supportedLocale(ctx.from?.language_code) ?? config.defaultLocale);
+    const text = t("private-only", { bot: ctx.me.username });
+    if (ctx.callbackQuery) {
+      await ctx.answerCallbackQuery({ text, show_alert: true }).catch(() => undefined);
+      return;
+    }
+    const m = ctx.message;
+    const command = m?.entities?.[0]?.type === "bot_command" && m.entities[0].offset === 0;
+    if (!m || !command || ctx.from?.is_bot) return;
+    const addressee = /^\/[^\s@]+@(\S+)/.exec(m.text ?? "")?.[1];
+    if (addressee !== undefined && addressee.toLowerCase() !== ctx.me.username.toLowerCase()) return;
+    await ctx.reply(text, { reply_parameters: { message_id: m.message_id } }).catch(() => undefined);
+  };
+}
