@@ -3,6 +3,7 @@ import type { Api } from "grammy";
 import type { Message } from "grammy/types";
 import type { Logger } from "../logger.js";
 import type { RedisClient } from "../redis/connect.js";
+import { cutText } from "../util/text.js";
 import { isNotForum, isTopicGone } from "./telegram-errors.js";
 
 /** A forum topic of the operators' group, named by what it is for (`alert:stuck`, `customer:42`). */
@@ -86,7 +87,7 @@ export class OperatorChat {
           if (made !== undefined) return made;
           let threadId: number;
           try {
-            threadId = (await this.deps.api.createForumTopic(this.deps.chatId, ref.name.slice(0, 128)))
+            threadId = (await this.deps.api.createForumTopic(this.deps.chatId, cutText(ref.name, 128)))
               .message_thread_id;
           } catch (err) {
             if (!isNotForum(err)) throw err;

@@ -496,3 +496,29 @@ describe("a promo code's discount", () => {
     expect(formatDiscount({ type: "fixed", value: 14_990 }, "ru").replace(/\s/g, " ")).toBe("−149,90 ₽");
   });
 });
+
+describe("names and values cut to fit", () => {
+  /** A UTF-16 unit of half an emoji: Telegram refuses a message holding one. */
+  const halfEmoji = /\p{Cs}/u;
+
+  it("never cut an emoji in half: the operators' rows, cards and alerts stay valid text", () => {
+    const firstName = `${"a".repeat(38)}🌸🌸 Smith`;
+    const o = order({
+      state: "failed",
+      errorMessage: `${"x".repeat(498)}🚀 and more`,
+      customer: { userId: 500124, chatId: 500124, firstName, locale: "en" },
+      item: { kind: "game", product: "game", title: `${"t".repeat(98)}🎮 Gold`, quantity: 1 },
+    });
+    const texts = [
+      orderRow(o, 1, en, "en"),
+      renderOrderCard(o, en, "en").text,
+      renderAlert(
+        { kind: "failed" as AlertKind, orderId: o.id, details: { reason: o.errorMessage ?? "" } },
+        o,
+        en,
+      ).text,
+    ];
+    for (const text of texts) expect(text).not.toMatch(halfEmoji);
+    expect(orderRow(o, 1, en, "en")).toContain(`👤 ${"a".repeat(38)}…`);
+  });
+});

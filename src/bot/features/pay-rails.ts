@@ -1,6 +1,7 @@
 import { InlineKeyboard } from "grammy";
 import { isQuoteExpired } from "../../orders/lifecycle.js";
 import type { Order } from "../../orders/types.js";
+import { cutText } from "../../util/text.js";
 import type { BotContext } from "../context.js";
 import { shortId } from "../format/card.js";
 import { stripHtml } from "../format/html.js";
@@ -78,7 +79,7 @@ export async function sendTelegramInvoice(
   const { t } = speech;
   const item = itemLine(speech, order);
   const title = t("invoice-title", { id: shortId(order.id) }).slice(0, 32);
-  const description = invoiceDescription(t, item, order).slice(0, 255);
+  const description = cutText(invoiceDescription(t, item, order), 255);
   // Stars need no payment provider; roubles go through PAYMENT_PROVIDER_TOKEN's.
   const stars = rail === "stars";
   const amount = (stars ? (order.starsAmount ?? order.amount) : order.priceKopecks) ?? 0;

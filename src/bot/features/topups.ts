@@ -2,6 +2,7 @@ import type { I18n } from "@grammyjs/i18n";
 import { type Composer, InlineKeyboard } from "grammy";
 import type { Message } from "grammy/types";
 import type { OrdersApi } from "../../orders/api.js";
+import { cutText } from "../../util/text.js";
 import { isTopUpPayload, type TopUp, type TopUpCheck } from "../../wallet/topup.js";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
@@ -66,7 +67,7 @@ export function topUpsFeature(i18n: I18n<BotContext>): Composer<BotContext> {
       await ctx.api.sendInvoice(
         chatId,
         title,
-        description.slice(0, 255),
+        cutText(description, 255),
         `topup:${topup.id}`,
         price.currency,
         [{ label: title, amount: price.amount }],

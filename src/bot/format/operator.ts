@@ -12,6 +12,7 @@ import type {
 } from "../../orders/types.js";
 import type { ResellerErrorKind } from "../../reseller/errors.js";
 import { premiumMonths } from "../../reseller/types.js";
+import { cutText } from "../../util/text.js";
 import type { Translate } from "../context.js";
 import { ordersListKeyboard } from "../menus/operator.js";
 import { formatOrderPrice, shortId } from "./card.js";
@@ -46,7 +47,7 @@ const STATE_ICON: Record<OrderState, string> = {
 };
 
 export function clip(value: string, max: number): string {
-  return value.length > max ? `${value.slice(0, max - 1)}…` : value;
+  return value.length > max ? `${cutText(value, max - 1)}…` : value;
 }
 
 /** `2025-11-22 03:14:05` (UTC). */

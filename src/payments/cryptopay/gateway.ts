@@ -1,3 +1,4 @@
+import { cutText } from "../../util/text.js";
 import type { PaymentGateway, PaymentStatus } from "../gateway.js";
 import type { CryptoPayClient } from "./client.js";
 import type { CryptoPayInvoice } from "./schemas.js";
@@ -21,7 +22,7 @@ export function cryptopayGateway(client: CryptoPayClient): PaymentGateway {
       const inv = await client.createInvoice({
         amountKopecks: p.amountKopecks,
         orderId: p.subject.id,
-        description: p.description.slice(0, 1024),
+        description: cutText(p.description, 1024),
         expiresInSeconds: Math.min(2_678_400, Math.max(60, seconds)),
         payload: p.subject.kind,
       });

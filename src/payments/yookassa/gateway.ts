@@ -1,3 +1,4 @@
+import { cutText } from "../../util/text.js";
 import type { PaymentGateway, PaymentStatus, PaymentSubject } from "../gateway.js";
 import { fitIdempotenceKey, idempotenceKeyFor, type YooKassaClient } from "./client.js";
 import { YooKassaApiError } from "./errors.js";
@@ -18,7 +19,7 @@ export function yookassaGateway(
     async create(p) {
       const payment = await client.createPayment({
         amountKopecks: p.amountKopecks,
-        description: p.description.slice(0, 128),
+        description: cutText(p.description, 128),
         orderId: p.subject.id,
         returnUrl: opts.returnUrl(),
         idempotenceKey: idempotenceKeyFor(
