@@ -185,6 +185,25 @@ describe("the Stars flow", () => {
   });
 });
 
+describe("a supplier's refusal longer than a message can be", () => {
+  it("is cut short, so the question is asked again", async () => {
+    h.orders.quoteErrors.push(
+      new ResellerValidationError([
+        { field: "recipient_username", message: `cannot receive: ${"<why> ".repeat(1_000)}` },
+      ]),
+    );
+    await h.send(textUpdate(ALICE, "/start"));
+    await press("⭐ Telegram Stars");
+    await press("100 ⭐");
+    await press(/To myself/);
+    const text = h.tg.lastText() ?? "";
+    expect(text).toContain("recipient_username: cannot receive: &lt;why&gt; &lt;why&gt;");
+    expect(text).toContain("…. Please answer again.");
+    expect(text).toContain("Who gets it?");
+    expect(text.length).toBeLessThan(1_500);
+  });
+});
+
 describe("paying a Stars quote", () => {
   async function quoted() {
     await h.send(textUpdate(ALICE, "/start"));

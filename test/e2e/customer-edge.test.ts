@@ -89,6 +89,27 @@ describe("after the payment", () => {
     await c.waitFor(() => h.telegram.refunds().some((r) => r.userId === c.id), 10_000);
   });
 
+  it("a failed delivery whose reason is longer than a message can be still says why, cut short", async () => {
+    const long = `Recipient cannot receive stars: ${"<limit> ".repeat(1_000)}`;
+    h.sandbox.setOutcome((o) =>
+      o.request.recipient_username === "wordy_reseller"
+        ? { status: "failed", errorMessage: long }
+        : { status: "delivered" },
+    );
+    const c = newAppCustomer(h.telegram);
+    await c.sendText("/start");
+    await c.pressButton("⭐ Telegram Stars", T);
+    await c.pressButton("100 ⭐", T);
+    await c.sendText("@wordy_reseller");
+    await c.pressButton(/^💳 Pay/, T);
+    await c.waitFor((msgs) => msgs.some((m) => m.invoice), 10_000);
+    expect((await c.payInvoice(T)).ok).toBe(true);
+    const final = await c.waitForBotMessage(/could not be delivered/, 20_000);
+    expect(final.text).toContain(`Reason: ${long.slice(0, 400)}`);
+    expect(final.text).toContain("…");
+    expect(final.text).toMatch(/Your \d+ stars (are|were) refunded/);
+  });
+
   it("/orders lists the customer's own orders with their status and opens a card", async () => {
     const c = newAppCustomer(h.telegram);
     await buyStars(c);

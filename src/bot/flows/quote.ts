@@ -6,8 +6,12 @@ import { ResellerApiError, ResellerValidationError } from "../../reseller/errors
 import { renderCard, shortId } from "../format/card.js";
 import { escapeHtml } from "../format/html.js";
 import { renderOpenQuotes } from "../format/open-quotes.js";
+import { clip } from "../format/operator.js";
 import type { FlowRun } from "./kit.js";
 import type { Answer, QuoteOutcome } from "./steps.js";
+
+/** The reseller's reasons for refusing an answer are cut to this many characters (Telegram takes 4096 in all). */
+const MAX_REASONS = 500;
 
 /*
  * The last step of every product flow (kit.ts `FlowRun.run`): the quote through the orders
@@ -74,7 +78,7 @@ export async function quoteAndShow(
   if (r.kind === "validation") {
     const first = r.issues[0];
     run.notice = `⚠️ ${t("quote-invalid", {
-      reasons: r.issues.map((i) => `${escapeHtml(i.field)}: ${escapeHtml(i.message)}`).join("; "),
+      reasons: escapeHtml(clip(r.issues.map((i) => `${i.field}: ${i.message}`).join("; "), MAX_REASONS)),
     })}`;
     return { type: "field", field: first?.field ?? "" };
   }

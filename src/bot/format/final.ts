@@ -3,6 +3,7 @@ import type { Translate } from "../context.js";
 import { type FormatOptions, refundLine, shortId } from "./card.js";
 import { escapeHtml } from "./html.js";
 import { describeItem, describeRecipient, fieldLabel, humanizeKey } from "./item.js";
+import { clip } from "./operator.js";
 
 /** Telegram's limit is 4096 characters; the payload part stays well below it. */
 const PAYLOAD_BUDGET = 3000;
@@ -100,11 +101,13 @@ export function renderPayload(payload: Record<string, unknown> | undefined, t: T
  */
 /** Refusals of `pay` that are the shop's own standing with the reseller (its deposit, its API key). */
 const SHOP_SIDE = ["insufficient_funds", "auth"];
+/** The reseller's reason is cut to this many characters: a message over Telegram's 4096 never arrives. */
+const MAX_REASON = 500;
 
 function customerReason(order: Order, t: FormatOptions["t"]): string {
   if (order.state === "rejected")
     return t(SHOP_SIDE.includes(order.rejectReason ?? "") ? "final-reason-unavailable" : "final-no-reason");
-  return order.errorMessage ? escapeHtml(order.errorMessage) : t("final-no-reason");
+  return order.errorMessage ? escapeHtml(clip(order.errorMessage, MAX_REASON)) : t("final-no-reason");
 }
 
 /** The one message a customer gets when an order reaches delivered, failed or rejected. */
