@@ -303,6 +303,7 @@ op-prices-off = ⛔ off
 op-prices-items = <b>Item markups</b> (instead of their product's):
 op-prices-item = • <code>{ $ref }</code>: { $markup }
 op-prices-no-items = none
+op-prices-items-more = … and { $count } more (send an item with "-" to remove its markup)
 op-prices-margin = Minimum margin: { $margin } above wholesale
 op-prices-rounding = Rounding up: { $rounding }
 op-prices-rounding-rub = to 1 ₽

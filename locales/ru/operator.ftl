@@ -305,6 +305,7 @@ op-prices-off = ⛔ выключен
 op-prices-items = <b>Наценки отдельных позиций</b> (вместо наценки товара):
 op-prices-item = • <code>{ $ref }</code>: { $markup }
 op-prices-no-items = нет
+op-prices-items-more = … и ещё { $count } (отправьте позицию с «-», чтобы убрать её наценку)
 op-prices-margin = Минимальная маржа: { $margin } сверх оптовой цены
 op-prices-rounding = Округление вверх: { $rounding }
 op-prices-rounding-rub = до 1 ₽

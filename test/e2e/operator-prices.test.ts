@@ -95,4 +95,23 @@ describe("/prices end to end", () => {
     await back.waitForBotMessage("What would you like to buy?", 10_000);
     expect(back.buttons()).toContain("⭐ Telegram Stars");
   });
+
+  it("a hundred item markups still leave a screen Telegram takes: the first ones listed, the rest counted", async () => {
+    const prices = h.app.orders.prices!;
+    const refs = Array.from(
+      { length: 100 },
+      (_, i) => `game:pubg-global-package-${String(i).padStart(3, "0")}`,
+    );
+    for (const ref of refs) await prices.setItemMarkup(APP_OPERATOR_ID, ref, 15);
+    try {
+      await operator.sendText("/prices");
+      const screen = await operator.waitForBotMessage(/pubg-global-package-000/, 10_000);
+      expect(screen.text).toContain(`• ${refs[0]}: 15%`);
+      expect(screen.text).toMatch(/… and \d+ more \(send an item with "-" to remove its markup\)/);
+      expect(screen.text!.length).toBeLessThanOrEqual(4096);
+      expect(h.telegram.calls().filter((call) => !call.ok)).toEqual([]);
+    } finally {
+      for (const ref of refs) await prices.setItemMarkup(APP_OPERATOR_ID, ref, null);
+    }
+  });
 });

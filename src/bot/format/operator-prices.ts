@@ -28,6 +28,12 @@ export const PRICES_CB = {
   cancel: "pp:x",
 } as const;
 
+/**
+ * Characters the item markups may take on the screen (Telegram shows at most 4096 in all); the
+ * ones past it are counted, not listed.
+ */
+const ITEMS_BUDGET = 2000;
+
 /** The recent changes shown under the settings. */
 export const PRICE_CHANGES_SHOWN = 8;
 
@@ -96,8 +102,16 @@ export function renderPrices(
   lines.push("", t("op-prices-items"));
   const items = Object.entries(s.items).sort(([a], [b]) => a.localeCompare(b));
   if (items.length === 0) lines.push(t("op-prices-no-items"));
-  for (const [ref, p] of items)
-    lines.push(t("op-prices-item", { ref: escapeHtml(ref), markup: formatPercent(p) }));
+  let used = 0;
+  for (const [i, [ref, p]] of items.entries()) {
+    const line = t("op-prices-item", { ref: escapeHtml(ref), markup: formatPercent(p) });
+    used += line.length + 1;
+    if (used > ITEMS_BUDGET) {
+      lines.push(t("op-prices-items-more", { count: items.length - i }));
+      break;
+    }
+    lines.push(line);
+  }
   lines.push(
     "",
     t("op-prices-margin", { margin: formatRub(s.minMarginKopecks, locale) }),
