@@ -1,4 +1,5 @@
 import { PRODUCT_KINDS, type ProductKind } from "../config.js";
+import { cutText } from "../util/text.js";
 import { normalizeCode } from "./discount.js";
 import type { PromoCode } from "./types.js";
 
@@ -83,7 +84,7 @@ export function parseTerms(tokens: string[]): Parsed<PromoTerms> {
       if (k === undefined) return { ok: false, rule: "op-promo-rule-min" };
       terms.minOrderKopecks = k;
     } else {
-      return { ok: false, rule: "op-promo-rule-option", vars: { option: opt.slice(0, 32) } };
+      return { ok: false, rule: "op-promo-rule-option", vars: { option: cutText(opt, 32) } };
     }
   }
   if (fromDay !== undefined && toDay !== undefined && toDay < fromDay)

@@ -38,6 +38,12 @@ describe("promo codes end to end", () => {
     expect(await h.app.orders.promos!.get("SPRING")).toBeNull();
   });
 
+  it("an unknown option is named as typed, < and > included", async () => {
+    await operator.sendText("/promo new AUTUMN 10% <uses>=5");
+    await operator.waitForBotMessage("⛔ Unknown option <uses>=5: use for=", 10_000);
+    expect(await h.app.orders.promos!.get("AUTUMN")).toBeNull();
+  });
+
   it("apply → pay → delivered with the discounted amount charged", async () => {
     await operator.sendText("/promo new SAVE5 5% for=stars limit=10");
     await operator.waitForBotMessage("Code created", 10_000);

@@ -5,6 +5,7 @@ import type { OrdersApi } from "../../orders/api.js";
 import { parsePromoCommand } from "../../promo/parse.js";
 import type { BotContext } from "../context.js";
 import { FlatComposer } from "../flat-composer.js";
+import { escapeHtml } from "../format/html.js";
 import { describePromo, PROMO_PAGE_SIZE, renderPromoList } from "../format/operator-promo.js";
 import { CB } from "../keyboards/callbacks.js";
 import { answerQuietly, localeOf, showView, tOf } from "./shared.js";
@@ -46,7 +47,11 @@ export function operatorPromoFeature(deps: {
     if (!store) return;
     const parsed = parsePromoCommand(ctx.match);
     if (!parsed.ok) {
-      await ctx.reply(`⛔ ${ctx.t(parsed.rule, parsed.vars)}\n\n${ctx.t("op-promo-help")}`, {
+      // The vars echo what the operator typed (an unknown option): text, not HTML.
+      const vars = Object.fromEntries(
+        Object.entries(parsed.vars ?? {}).map(([k, v]) => [k, typeof v === "string" ? escapeHtml(v) : v]),
+      );
+      await ctx.reply(`⛔ ${ctx.t(parsed.rule, vars)}\n\n${ctx.t("op-promo-help")}`, {
         parse_mode: "HTML",
       });
       return;
