@@ -53,7 +53,13 @@ export interface AppOptions {
   /** Pace of the outgoing queue (benchmarks lift it to measure the bot's own cost). */
   outgoingPace?: Partial<OutgoingPace>;
   /** Engine tuning for tests and drills. */
-  engine?: { leaseMs?: number; idleDelayMs?: number; concurrency?: number; balanceCheckIntervalMs?: number };
+  engine?: {
+    leaseMs?: number;
+    idleDelayMs?: number;
+    concurrency?: number;
+    balanceCheckIntervalMs?: number;
+    unreachableHoldMs?: number;
+  };
   /** Webhook intake timings for tests and drills. */
   webhook?: Partial<IntakeTimings>;
   /** Broadcast tuning for tests and drills (window, loop and progress pauses). */

@@ -56,6 +56,8 @@ export function createNotifier(deps: {
     deps.redis ? chatLocale(deps.redis, config, chatId) : config.defaultLocale;
 
   return {
+    unreachable: isUnreachable,
+
     async updateCard(order) {
       const card = renderCard(order, fmt(order.customer.locale));
       const other = { parse_mode: "HTML" as const, reply_markup: card.keyboard ?? { inline_keyboard: [] } };

@@ -41,6 +41,8 @@ export interface OrdersEngineOptions {
   pace?: Partial<OutgoingPace>;
   /** How long a message taken from the outgoing queue may go unacknowledged (crash recovery; default: leaseMs, else 10 s). */
   messageLeaseMs?: number;
+  /** How long a message to a chat that cannot be written to waits before another try (default 5 min). */
+  unreachableHoldMs?: number;
   hooks?: EngineHooks;
   /** Operators' broadcasts, whose messages share the outgoing queue. */
   broadcasts?: BroadcastDeliverer;

@@ -189,6 +189,8 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     log,
     leaseMs: opts.messageLeaseMs ?? opts.leaseMs ?? MESSAGE_LEASE_MS,
     deliver: (member, signal) => deliverMessage(ctx, member, signal),
+    unreachable: (err) => opts.notifier.unreachable?.(err) ?? false,
+    ...(opts.unreachableHoldMs !== undefined ? { unreachableHoldMs: opts.unreachableHoldMs } : {}),
     onOutcome: (member, outcome) => ctx.hooks.onJob?.(jobTypeOf(member), outcome),
   });
 

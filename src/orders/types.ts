@@ -198,6 +198,8 @@ export interface Notifier {
   extraPayment?(order: Order, charge: ExtraCharge): Promise<void>;
   /** Tell a customer their wallet was topped up (a provider payment of a top-up). */
   topUpCredited?(topup: TopUp, balanceKopecks: number): Promise<void>;
+  /** Whether a send failed because the chat cannot be written to (blocked, deleted): tried again much later. */
+  unreachable?(err: unknown): boolean;
 }
 
 export interface Page<T> {

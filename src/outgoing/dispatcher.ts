@@ -37,6 +37,10 @@ export interface DispatcherOptions {
   idleMs?: number;
   /** How often ended leases are looked for (default {@link HOUSEKEEPING_EVERY_MS}). */
   housekeepingMs?: number;
+  /** Whether a send failed because its chat cannot be written to (the customer blocked the bot). */
+  unreachable?(err: unknown): boolean;
+  /** How long a message to an unreachable chat waits before it is tried again (default {@link UNREACHABLE_HOLD_MS}). */
+  unreachableHoldMs?: number;
 }
 
 /**
@@ -46,6 +50,12 @@ export interface DispatcherOptions {
  * lease has ended.
  */
 const HOUSEKEEPING_EVERY_MS = 5000;
+
+/**
+ * A message whose chat cannot be written to (blocked) keeps its lease this long, then housekeeping
+ * offers it again: one try every few minutes, not one every few seconds for as long as the block lasts.
+ */
+export const UNREACHABLE_HOLD_MS = 5 * 60_000;
 
 /** Default lease of a taken message: a dead holder's message goes out again within seconds. */
 export const MESSAGE_LEASE_MS = 10_000;
@@ -58,6 +68,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
   private readonly maxInFlight: number;
   private readonly idleMs: number;
   private readonly housekeepingMs: number;
+  private readonly unreachableHoldMs: number;
   /** Sends start one after another on the send grid (send-grid.ts). */
   private readonly grid = new SendGrid({ tickMs: () => this.tickMs, onTick: () => this.onTick() });
   /** Messages taken by this process and not yet sent (or given up), by how many times. */
@@ -79,6 +90,7 @@ export class OutgoingDispatcher extends BackgroundLoop {
     this.maxInFlight = opts.maxInFlight ?? 64;
     this.idleMs = opts.idleMs ?? 2000;
     this.housekeepingMs = opts.housekeepingMs ?? HOUSEKEEPING_EVERY_MS;
+    this.unreachableHoldMs = opts.unreachableHoldMs ?? UNREACHABLE_HOLD_MS;
     this.acks = new AckBatch({
       ack: (members) => opts.queue.ack(members),
       log: opts.log,
@@ -256,6 +268,18 @@ export class OutgoingDispatcher extends BackgroundLoop {
         await this.opts.deliver(member, abort.signal);
       } catch (err) {
         if (held.lost) return this.lost(member);
+        if (this.opts.unreachable?.(err)) {
+          sending = false;
+          clearTimeout(timer);
+          log.warn(
+            { message: member, holdMs: this.unreachableHoldMs },
+            "chat unreachable; message tried again later",
+          );
+          this.opts.onOutcome?.(member, "error");
+          // Its lease runs on for the hold; when it ends, housekeeping offers the message again.
+          await queue.renew(member, held.leaseEnd, this.unreachableHoldMs).catch(() => 0);
+          return;
+        }
         log.error({ err, message: member }, "outgoing message not sent; offered again");
         this.opts.onOutcome?.(member, "error");
         await queue.release(member).catch(() => {});
