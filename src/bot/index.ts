@@ -155,7 +155,9 @@ export function createBot(given: BotDeps, opts: CreateBotOptions = {}): Bot<BotC
         const t = translator(i18n, supportedLocale(ctx.from?.language_code) ?? config.defaultLocale);
         if (ctx.callbackQuery)
           await ctx.answerCallbackQuery({ text: t("rate-limited") }).catch(() => undefined);
-        else if (ctx.chat) await ctx.reply(t("rate-limited")).catch(() => undefined);
+        // Not in another group: its members would read it, about messages never meant for the bot.
+        else if (ctx.chat?.type === "private" || (ctx.chat && ctx.chat.id === config.operatorChatId))
+          await ctx.reply(t("rate-limited")).catch(() => undefined);
       },
     }),
   );

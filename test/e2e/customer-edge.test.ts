@@ -148,6 +148,14 @@ describe("a group the bot was added to", () => {
       group.messages().some((m) => (m.replyMarkup as { inline_keyboard?: unknown[] })?.inline_keyboard),
     ).toBe(false);
   });
+
+  it("says nothing to a member who writes a lot there, not even to slow down", async () => {
+    const group = h.telegram.group({ id: -1001000000778 });
+    const chatty = group.member({ id: 640_000_003, firstName: "Chatty", languageCode: "en" });
+    for (let i = 0; i < 30; i++) await chatty.sendText(`hello ${i}`);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(group.messages().filter((m) => m.from === "bot")).toEqual([]);
+  });
 });
 
 describe("a restart in the middle of a conversation", () => {
