@@ -3,10 +3,12 @@ import type { Config, Locale } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Notifier } from "../orders/types.js";
 import type { RedisClient } from "../redis/connect.js";
+import { cutText } from "../util/text.js";
 import { chatLocale } from "./chat-locale.js";
 import { renderCard, shortId } from "./format/card.js";
 import { renderExtraPayment } from "./format/extra-payment.js";
 import { renderFinal } from "./format/final.js";
+import { stripHtml } from "./format/html.js";
 import { formatRub } from "./format/money.js";
 import { renderAlert } from "./format/operator-alerts.js";
 import { supportKeyboard } from "./format/support.js";
@@ -17,8 +19,13 @@ import {
   isAlreadyRefunded,
   isCannotEdit,
   isNotModified,
+  isRefused,
+  isRefusedText,
   isUnreachable,
 } from "./telegram-errors.js";
+
+/** Telegram's longest message text. */
+const MAX_TEXT = 4096;
 
 /**
  * How the orders engine reaches customers and operators. Every method is safe to repeat:
@@ -55,8 +62,32 @@ export function createNotifier(deps: {
   const operatorLocale = async (chatId: number): Promise<Locale> =>
     deps.redis ? chatLocale(deps.redis, config, chatId) : config.defaultLocale;
 
+  /**
+   * Sends an HTML text to a customer. One Telegram refuses for its text (markup it cannot parse, a
+   * length past its limit: a reseller's field of unforeseen shape) goes again as plain text, cut to
+   * fit, so that the customer still learns what became of the order.
+   */
+  const sendHtml = async (
+    chatId: number,
+    text: string,
+    other: Omit<NonNullable<Parameters<Api["sendMessage"]>[2]>, "parse_mode">,
+    orderId?: string,
+  ) => {
+    try {
+      return await api.sendMessage(chatId, text, { ...other, parse_mode: "HTML" });
+    } catch (err) {
+      if (!isRefusedText(err)) throw err;
+      logger.error(
+        { orderId, reason: describeError(err) },
+        "Telegram refused a message's text; sent as plain text",
+      );
+      return api.sendMessage(chatId, cutText(stripHtml(text), MAX_TEXT), other);
+    }
+  };
+
   return {
     unreachable: isUnreachable,
+    refused: isRefused,
 
     async updateCard(order) {
       const card = renderCard(order, fmt(order.customer.locale));
@@ -68,14 +99,25 @@ export function createNotifier(deps: {
           return order.cardMessageId;
         } catch (err) {
           if (isNotModified(err)) return order.cardMessageId;
+          if (isRefusedText(err)) {
+            logger.error(
+              { orderId: order.id, reason: describeError(err) },
+              "Telegram refused a card's text; sent as plain text",
+            );
+            const plain = { reply_markup: other.reply_markup };
+            await api.editMessageText(
+              chatId,
+              order.cardMessageId,
+              cutText(stripHtml(card.text), MAX_TEXT),
+              plain,
+            );
+            return order.cardMessageId;
+          }
           if (!isCannotEdit(err)) throw err;
           logger.info({ orderId: order.id }, "order card cannot be edited; sending a new one");
         }
       }
-      const sent = await api.sendMessage(chatId, card.text, {
-        parse_mode: "HTML",
-        reply_markup: card.keyboard,
-      });
+      const sent = await sendHtml(chatId, card.text, { reply_markup: card.keyboard }, order.id);
       return sent.message_id;
     },
 
@@ -83,18 +125,22 @@ export function createNotifier(deps: {
       const f = fmt(order.customer.locale);
       // An order that did not go through offers the way to the shop's support.
       const troubled = order.state === "failed" || order.state === "rejected";
-      await api.sendMessage(order.customer.chatId, renderFinal(order, f), {
-        parse_mode: "HTML",
-        link_preview_options: { is_disabled: true },
-        ...(troubled ? { reply_markup: supportKeyboard(f.t) } : {}),
-      });
+      await sendHtml(
+        order.customer.chatId,
+        renderFinal(order, f),
+        {
+          link_preview_options: { is_disabled: true },
+          ...(troubled ? { reply_markup: supportKeyboard(f.t) } : {}),
+        },
+        order.id,
+      );
     },
 
     async extraPayment(order, charge) {
       const f = fmt(order.customer.locale);
       const text = renderExtraPayment(order, charge, { ...f, settled: true });
       try {
-        await api.sendMessage(order.customer.chatId, text, { parse_mode: "HTML" });
+        await sendHtml(order.customer.chatId, text, {}, order.id);
       } catch (err) {
         // A customer who blocked the bot: the refund stands (and the operators know one by hand).
         if (!isUnreachable(err)) throw err;

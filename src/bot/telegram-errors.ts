@@ -11,6 +11,8 @@ const UNREACHABLE = /chat not found|bot was blocked|user is deactivated|bot can'
 const ALREADY_REFUNDED = /CHARGE_ALREADY_REFUNDED/i;
 const TOPIC_GONE = /message thread not found|TOPIC_DELETED|TOPIC_ID_INVALID/i;
 const NOT_A_FORUM = /not a forum|CHAT_NOT_FORUM/i;
+const REFUSED_TEXT =
+  /can't parse entities|message is too long|text is too long|MESSAGE_TOO_LONG|text must be non-empty/i;
 
 /** Telegram's description of a failed call, else the error's message. */
 export function describeError(err: unknown): string {
@@ -45,4 +47,17 @@ export function isTopicGone(err: unknown): boolean {
 /** The group is not (or no longer) a forum: it has no topics. */
 export function isNotForum(err: unknown): boolean {
   return NOT_A_FORUM.test(describeError(err));
+}
+
+/** Telegram refused the text itself (its HTML or its length): as plain text, cut to fit, it goes. */
+export function isRefusedText(err: unknown): boolean {
+  return REFUSED_TEXT.test(describeError(err));
+}
+
+/**
+ * A call Telegram refused as a bad request (400): the same call gets the same answer, so it is not
+ * worth repeating every few seconds. Retries, network errors and 5xx are not refusals.
+ */
+export function isRefused(err: unknown): boolean {
+  return err instanceof GrammyError && err.error_code === 400;
 }

@@ -190,6 +190,7 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
     leaseMs: opts.messageLeaseMs ?? opts.leaseMs ?? MESSAGE_LEASE_MS,
     deliver: (member, signal) => deliverMessage(ctx, member, signal),
     unreachable: (err) => opts.notifier.unreachable?.(err) ?? false,
+    refused: (err) => opts.notifier.refused?.(err) ?? false,
     ...(opts.unreachableHoldMs !== undefined ? { unreachableHoldMs: opts.unreachableHoldMs } : {}),
     onOutcome: (member, outcome) => ctx.hooks.onJob?.(jobTypeOf(member), outcome),
   });

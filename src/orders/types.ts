@@ -200,6 +200,8 @@ export interface Notifier {
   topUpCredited?(topup: TopUp, balanceKopecks: number): Promise<void>;
   /** Whether a send failed because the chat cannot be written to (blocked, deleted): tried again much later. */
   unreachable?(err: unknown): boolean;
+  /** Whether a send failed because Telegram refused the call itself (a bad request): repeating it soon changes nothing. */
+  refused?(err: unknown): boolean;
 }
 
 export interface Page<T> {

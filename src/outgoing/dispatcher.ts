@@ -39,7 +39,12 @@ export interface DispatcherOptions {
   housekeepingMs?: number;
   /** Whether a send failed because its chat cannot be written to (the customer blocked the bot). */
   unreachable?(err: unknown): boolean;
-  /** How long a message to an unreachable chat waits before it is tried again (default {@link UNREACHABLE_HOLD_MS}). */
+  /**
+   * Whether Telegram refused the send itself (a bad request): the same send gets the same answer,
+   * so it waits as long as one to an unreachable chat before it is tried again.
+   */
+  refused?(err: unknown): boolean;
+  /** How long a message to an unreachable chat (or one refused) waits before it is tried again (default {@link UNREACHABLE_HOLD_MS}). */
   unreachableHoldMs?: number;
 }
 
@@ -268,13 +273,20 @@ export class OutgoingDispatcher extends BackgroundLoop {
         await this.opts.deliver(member, abort.signal);
       } catch (err) {
         if (held.lost) return this.lost(member);
-        if (this.opts.unreachable?.(err)) {
+        const unreachable = this.opts.unreachable?.(err) ?? false;
+        if (unreachable || this.opts.refused?.(err)) {
           sending = false;
           clearTimeout(timer);
-          log.warn(
-            { message: member, holdMs: this.unreachableHoldMs },
-            "chat unreachable; message tried again later",
-          );
+          if (unreachable)
+            log.warn(
+              { message: member, holdMs: this.unreachableHoldMs },
+              "chat unreachable; message tried again later",
+            );
+          else
+            log.error(
+              { err, message: member, holdMs: this.unreachableHoldMs },
+              "Telegram refused the message; tried again later",
+            );
           this.opts.onOutcome?.(member, "error");
           // Its lease runs on for the hold; when it ends, housekeeping offers the message again.
           await queue.renew(member, held.leaseEnd, this.unreachableHoldMs).catch(() => 0);

@@ -74,6 +74,40 @@ describe("the notifier", () => {
     expect(tg.last("sendMessage")?.payload.text).toContain("Transaction: <code>abc</code>");
   });
 
+  it("sends a final message Telegram refuses for its HTML again as plain text, and the card too", async () => {
+    const o = order({ state: "delivered", deliveredPayload: { tx_hash: "abc" } });
+    tg.fail(
+      "sendMessage",
+      400,
+      'Bad Request: can\'t parse entities: unsupported start tag "x" at byte offset 9',
+    );
+    await notifier.sendFinal(o);
+    const [refused, plain] = tg.of("sendMessage");
+    expect(refused?.payload.parse_mode).toBe("HTML");
+    expect(plain?.payload.parse_mode).toBeUndefined();
+    expect(plain?.payload.text).toContain("Transaction: abc");
+    expect(plain?.payload.text).not.toContain("<code>");
+
+    tg.reset();
+    tg.fail("editMessageText", 400, "Bad Request: MESSAGE_TOO_LONG");
+    expect(await notifier.updateCard(order({ cardMessageId: 55 }))).toBe(55);
+    const [, edited] = tg.of("editMessageText");
+    expect(edited?.payload.parse_mode).toBeUndefined();
+    expect(edited?.payload.text).toContain("Being delivered…");
+    expect(edited?.payload.reply_markup).toEqual({ inline_keyboard: [] });
+  });
+
+  it("tells a refusal of the call (400) from a blocked chat", async () => {
+    tg.fail("sendMessage", 400, "Bad Request: BUTTON_DATA_INVALID");
+    const refused = await notifier.sendFinal(order({ state: "delivered" })).catch((err: unknown) => err);
+    expect(notifier.refused?.(refused)).toBe(true);
+    tg.fail("sendMessage", 403, "Forbidden: bot was blocked by the user");
+    const blocked = await notifier.sendFinal(order({ state: "delivered" })).catch((err: unknown) => err);
+    expect(blocked).toBeInstanceOf(Error);
+    expect(notifier.refused?.(blocked)).toBe(false);
+    expect(notifier.unreachable?.(blocked)).toBe(true);
+  });
+
   it("refunds Stars and treats an already refunded charge as done", async () => {
     await notifier.refundStars(5001, "ch-1");
     expect(tg.last("refundStarPayment")?.payload).toEqual({

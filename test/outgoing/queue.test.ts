@@ -454,6 +454,41 @@ describe("waking the dispatcher", () => {
     }
   });
 
+  it("holds a message Telegram refused (a bad request) as long as one to a blocked chat, then tries it again", async () => {
+    const q = new OutgoingQueue(redis, uniquePrefix("out"), {
+      pace: { globalPerSecond: 1000, chatPerSecond: 1000 },
+    });
+    const tries: number[] = [];
+    const refusal = new Error("Bad Request: BUTTON_DATA_INVALID");
+    const dispatcher = new OutgoingDispatcher({
+      queue: q,
+      log: logger,
+      idleMs: 50,
+      housekeepingMs: 100,
+      leaseMs: 1_000,
+      unreachableHoldMs: 1_500,
+      refused: (err) => err === refusal,
+      async deliver() {
+        tries.push(Date.now());
+        if (tries.length === 1) throw refusal;
+      },
+    });
+    await q.enqueue(final(1));
+    dispatcher.start();
+    try {
+      await new Promise((r) => setTimeout(r, 1_000));
+      // Offered again at once, it would have been tried every take (some 20 times by now).
+      expect(tries).toHaveLength(1);
+      for (let i = 0; i < 200 && tries.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(tries).toHaveLength(2);
+      expect(tries[1]! - tries[0]!).toBeGreaterThanOrEqual(1_400);
+      for (let i = 0; i < 100 && (await q.depth()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await q.depth()).toBe(0);
+    } finally {
+      await dispatcher.stop(1000);
+    }
+  });
+
   it("keeps house while idle with a look at the earliest lease, and takes only for a lease that ended", async () => {
     const own = testRedis();
     const q = new OutgoingQueue(own, uniquePrefix("out"), {
