@@ -14,9 +14,15 @@ const NOT_A_FORUM = /not a forum|CHAT_NOT_FORUM/i;
 const REFUSED_TEXT =
   /can't parse entities|message is too long|text is too long|MESSAGE_TOO_LONG|text must be non-empty/i;
 
-/** Telegram's description of a failed call, else the error's message. */
+/**
+ * Telegram's description of a failed call, else the error's message. A group that became a
+ * supergroup has a new id, which Telegram gives beside its refusal: said here, so that the log
+ * names the id to put in OPERATOR_CHAT_ID.
+ */
 export function describeError(err: unknown): string {
-  return err instanceof GrammyError ? err.description : err instanceof Error ? err.message : String(err);
+  if (!(err instanceof GrammyError)) return err instanceof Error ? err.message : String(err);
+  const movedTo = err.parameters?.migrate_to_chat_id;
+  return movedTo === undefined ? err.description : `${err.description} (its new chat id: ${movedTo})`;
 }
 
 /** An edit that would leave the message as it is: the goal is already reached. */
