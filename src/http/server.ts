@@ -47,8 +47,8 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-function text(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { "content-type": "text/plain; charset=utf-8" });
+function text(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers });
   res.end(body);
 }
 
@@ -81,9 +81,13 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     // HEAD is GET without the body (load balancers probe with it); Node leaves the body out.
     const handler = routes[`${req.method === "HEAD" ? "GET" : req.method} ${path}`];
     if (!handler) {
-      const known = Object.keys(routes).some((r) => routes[r] && r.endsWith(` ${path}`));
+      // A 405 names the methods the path takes (RFC 9110 asks for Allow); HEAD goes with GET.
+      const methods = Object.keys(routes)
+        .filter((r) => routes[r] && r.endsWith(` ${path}`))
+        .flatMap((r) => (r.startsWith("GET ") ? ["GET", "HEAD"] : [r.split(" ")[0]!]));
       req.resume();
-      return text(res, known ? 405 : 404, known ? "method not allowed\n" : "not found\n");
+      if (methods.length === 0) return text(res, 404, "not found\n");
+      return text(res, 405, "method not allowed\n", { allow: methods.join(", ") });
     }
     Promise.resolve(handler(req, res)).catch((err) => {
       log.error({ err, path }, "request failed");

@@ -68,13 +68,20 @@ describe("the HTTP listener", () => {
     expect(r.afterMs).toBeLessThan(5_000);
   });
 
-  it("answers HEAD as GET without a body, and a method it does not take with 405", async () => {
+  it("answers HEAD as GET without a body, and a method it does not take with 405 and the methods it takes", async () => {
     const { url } = await start();
     const head = await fetch(`${url}/healthz`, { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
     expect((await fetch(`${url}/readyz`, { method: "HEAD" })).status).toBe(200);
-    expect((await fetch(`${url}/healthz`, { method: "DELETE" })).status).toBe(405);
-    expect((await fetch(`${url}/webhooks/reseller`, { method: "HEAD" })).status).toBe(405);
+    const del = await fetch(`${url}/healthz`, { method: "DELETE" });
+    expect(del.status).toBe(405);
+    expect(del.headers.get("allow")).toBe("GET, HEAD");
+    const headWebhook = await fetch(`${url}/webhooks/reseller`, { method: "HEAD" });
+    expect(headWebhook.status).toBe(405);
+    expect(headWebhook.headers.get("allow")).toBe("POST");
+    const missing = await fetch(`${url}/nowhere`, { method: "DELETE" });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("allow")).toBeNull();
   });
 });
