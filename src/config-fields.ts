@@ -33,10 +33,13 @@ export const url = (protocols: string[]) =>
 export const optionalUrl = (protocols: string[]) =>
   optionalString.pipe(z.union([z.undefined(), url(protocols)]));
 
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
 export const number = (def: number, opts: { min?: number; max?: number; int?: boolean } = {}) =>
   optionalString.transform((v, ctx) => {
     if (v === undefined) return def;
-    const n = Number(v);
+    // Plain decimals only: Number() would also read "0x50" as 80, "1e3" as 1000 and "0b11" as 3.
+    const n = DECIMAL.test(v) ? Number(v) : Number.NaN;
     const bad =
       !Number.isFinite(n) ||
       (opts.int && !Number.isInteger(n)) ||

@@ -42,3 +42,30 @@ describe("HTTP_HOST", () => {
     }
   });
 });
+
+describe("numbers", () => {
+  it("are plain decimals: hexadecimal, binary and exponent forms are named, not read as another number", () => {
+    const problems = problemsOf({
+      ...minimalEnv,
+      HTTP_PORT: "0x50",
+      QUOTE_TTL_SECONDS: "1e3",
+      MAX_OPEN_QUOTES: "0b11",
+      LOW_BALANCE_RUB: "5e2",
+    });
+    expect(problems.get("HTTP_PORT")).toMatch(/whole number from 0 to 65535, got "0x50"/);
+    expect(problems.get("QUOTE_TTL_SECONDS")).toMatch(/got "1e3"/);
+    expect(problems.get("MAX_OPEN_QUOTES")).toMatch(/got "0b11"/);
+    expect(problems.get("LOW_BALANCE_RUB")).toMatch(/got "5e2"/);
+    const config = createConfig({
+      ...minimalEnv,
+      HTTP_PORT: " 8081 ",
+      STAR_PRICE_RUB: "1.25",
+      POLL_INTERVAL_SECONDS: ".5",
+      LOW_BALANCE_RUB: "+500",
+    });
+    expect(config.httpPort).toBe(8081);
+    expect(config.starPriceRub).toBe(1.25);
+    expect(config.pollIntervalSeconds).toBe(0.5);
+    expect(config.lowBalanceRub).toBe(500);
+  });
+});
