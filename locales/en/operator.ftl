@@ -362,6 +362,7 @@ op-promo-rule-for = <code>for=</code> takes product kinds separated by commas: s
 op-promo-rule-count = <code>{ $key }=</code> takes a whole number of uses (0: unlimited). Nothing changed.
 op-promo-rule-date = <code>{ $key }=</code> takes a UTC day as YYYY-MM-DD. Nothing changed.
 op-promo-rule-dates = The last day is before the first. Nothing changed.
+op-promo-rule-past = <code>to=</code> { $day } is over (days are UTC): a code ending then could never be used. Send a day from today on. Nothing changed.
 op-promo-rule-min = <code>min=</code> takes roubles, such as <code>500</code>. Nothing changed.
 op-promo-rule-option = Unknown option <code>{ $option }</code>: use for=, limit=, per=, from=, to=, min=. Nothing changed.
 op-promo-rule-batch = A batch is 1 to { $max } codes: <code>/promo batch 20 10%</code>. Nothing changed.

@@ -38,7 +38,8 @@ function whole(s: string, max: number): number | undefined {
   return n <= max ? n : undefined;
 }
 
-export function parseTerms(tokens: string[]): Parsed<PromoTerms> {
+/** `now` decides which days have passed: a code whose last day is over could never be used. */
+export function parseTerms(tokens: string[], now: number = Date.now()): Parsed<PromoTerms> {
   const [discount, ...options] = tokens;
   if (!discount) return { ok: false, rule: "op-promo-rule-discount" };
   const terms: PromoTerms = {
@@ -89,6 +90,12 @@ export function parseTerms(tokens: string[]): Parsed<PromoTerms> {
   }
   if (fromDay !== undefined && toDay !== undefined && toDay < fromDay)
     return { ok: false, rule: "op-promo-rule-dates" };
+  if (toDay !== undefined && toDay + DAY_MS <= now)
+    return {
+      ok: false,
+      rule: "op-promo-rule-past",
+      vars: { day: new Date(toDay).toISOString().slice(0, 10) },
+    };
   if (fromDay !== undefined) terms.validFrom = fromDay;
   if (toDay !== undefined) terms.validTo = toDay + DAY_MS;
   return { ok: true, value: terms };
@@ -100,8 +107,8 @@ export type PromoCommand =
   | { action: "batch"; count: number; terms: PromoTerms }
   | { action: "off"; code: string };
 
-/** The words after `/promo`. */
-export function parsePromoCommand(text: string): Parsed<PromoCommand> {
+/** The words after `/promo`; `now` as in {@link parseTerms}. */
+export function parsePromoCommand(text: string, now: number = Date.now()): Parsed<PromoCommand> {
   const [action = "", first = "", ...rest] = text.trim().split(/\s+/).filter(Boolean);
   if (action === "" || action === "list") return { ok: true, value: { action: "list" } };
   if (action === "off") {
@@ -111,13 +118,13 @@ export function parsePromoCommand(text: string): Parsed<PromoCommand> {
   if (action === "new") {
     const code = normalizeCode(first);
     if (!code) return { ok: false, rule: "op-promo-rule-code" };
-    const terms = parseTerms(rest);
+    const terms = parseTerms(rest, now);
     return terms.ok ? { ok: true, value: { action: "new", code, terms: terms.value } } : terms;
   }
   if (action === "batch") {
     const count = whole(first, MAX_BATCH);
     if (!count) return { ok: false, rule: "op-promo-rule-batch", vars: { max: MAX_BATCH } };
-    const terms = parseTerms(rest);
+    const terms = parseTerms(rest, now);
     if (!terms.ok) return terms;
     // One-time codes: each is used once; a `limit` given is the same for all of them.
     return { ok: true, value: { action: "batch", count, terms: { ...terms.value, maxUses: 1 } } };

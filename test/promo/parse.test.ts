@@ -5,6 +5,7 @@ describe("/promo lines", () => {
   it("reads a code with every option", () => {
     const r = parsePromoCommand(
       "new spring 12.5% for=stars,gift limit=100 per=1 from=2026-03-01 to=2026-03-31 min=500",
+      Date.UTC(2026, 1, 20),
     );
     expect(r).toEqual({
       ok: true,
@@ -55,5 +56,23 @@ describe("/promo lines", () => {
     expect(rule("new SPRING 10% colour=red")).toBe("op-promo-rule-option");
     expect(rule("batch 101 10%")).toBe("op-promo-rule-batch");
     expect(rule("delete SPRING")).toBe("op-promo-usage");
+  });
+
+  it("refuses a last day that is over, for a code and a batch: such a code could never be used", () => {
+    const now = Date.UTC(2026, 10, 28, 13, 0);
+    expect(parsePromoCommand("new OLD1 10% to=2026-11-27", now)).toEqual({
+      ok: false,
+      rule: "op-promo-rule-past",
+      vars: { day: "2026-11-27" },
+    });
+    expect(parsePromoCommand("batch 5 150 to=2020-01-01", now)).toMatchObject({
+      ok: false,
+      rule: "op-promo-rule-past",
+    });
+    // Today is still usable until its end (UTC).
+    expect(parsePromoCommand("new TODAY 10% to=2026-11-28", now)).toMatchObject({
+      ok: true,
+      value: { terms: { validTo: Date.UTC(2026, 10, 29) } },
+    });
   });
 });
