@@ -1,5 +1,5 @@
 import type { ProductKind } from "../config.js";
-import type { ResellerApiError } from "../reseller/errors.js";
+import { ResellerApiError } from "../reseller/errors.js";
 import type { EngineContext } from "./context.js";
 import { rubToKopecks } from "./pricing.js";
 import { recentSpending } from "./spending.js";
@@ -76,7 +76,11 @@ export async function pauseForDeposit(
  * products to the next full check (deposit-guard.ts).
  */
 export async function checkBalance(ctx: EngineContext, opts: { resume?: boolean } = {}): Promise<void> {
-  const balance = await ctx.reseller.balance();
+  // A key revoked while nobody orders is first seen here: the operators are told as for an order's.
+  const balance = await ctx.reseller.balance().catch(async (err: unknown) => {
+    if (err instanceof ResellerApiError) await noteResellerError(ctx, err);
+    throw err;
+  });
   await noteDeposit(ctx, balance.balanceRub, opts);
   if (balance.balanceRub < ctx.config.lowBalanceRub) {
     // The runway forecast needs the last days' spending; the alert goes out without it when unread.

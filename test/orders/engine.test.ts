@@ -794,6 +794,30 @@ describe("orders engine", () => {
     expect(all.items.map((o) => o.id).slice(0, 3)).toEqual(ids.slice().reverse());
   });
 
+  it("tells the operators when the periodic deposit check finds the API key rejected, with nobody ordering", async () => {
+    const hh = await harness();
+    const jobs = `${hh.prefix}jobs`;
+    // The start-up check ran with a good key and scheduled the next one.
+    await eventually(
+      async () => Number(await hh.redis.zscore(jobs, "balance:check")) > Date.now(),
+      10_000,
+      "the next balance check scheduled",
+    );
+    hh.sandbox.setAuthFailure(true);
+    // The next check comes round (its ten minutes are up).
+    await hh.redis.zadd(jobs, Date.now(), "balance:check");
+    await eventually(
+      async () => hh.notifier.alertsOf("reseller_auth").length > 0,
+      10_000,
+      "the reseller auth alert",
+    );
+    expect(hh.notifier.alertsOf("reseller_auth")[0]!.details).toMatchObject({
+      endpoint: "GET /api/reseller/balance",
+      status: 401,
+    });
+    hh.sandbox.setAuthFailure(false);
+  });
+
   it("never writes the API key or the webhook secret to the log", async () => {
     const hh = await harness();
     hh.sandbox.setAuthFailure(true);
