@@ -365,6 +365,7 @@ op-promo-rule-dates = The last day is before the first. Nothing changed.
 op-promo-rule-past = <code>to=</code> { $day } is over (days are UTC): a code ending then could never be used. Send a day from today on. Nothing changed.
 op-promo-rule-min = <code>min=</code> takes roubles, such as <code>500</code>. Nothing changed.
 op-promo-rule-option = Unknown option <code>{ $option }</code>: use for=, limit=, per=, from=, to=, min=. Nothing changed.
+op-promo-rule-repeated = <code>{ $key }=</code> is given twice: send each option once. Nothing changed.
 op-promo-rule-batch = A batch is 1 to { $max } codes: <code>/promo batch 20 10%</code>. Nothing changed.
 
 ## /broadcast: an operator's message to many customers

@@ -367,6 +367,7 @@ op-promo-rule-dates = Последний день раньше первого. �
 op-promo-rule-past = <code>to=</code> { $day } уже прошёл (дни по UTC): такой код нельзя было бы применить. Укажите день не раньше сегодняшнего. Ничего не изменилось.
 op-promo-rule-min = <code>min=</code> — сумма в рублях, например <code>500</code>. Ничего не изменилось.
 op-promo-rule-option = Неизвестный параметр <code>{ $option }</code>: используйте for=, limit=, per=, from=, to=, min=. Ничего не изменилось.
+op-promo-rule-repeated = <code>{ $key }=</code> указан дважды: укажите каждый параметр один раз. Ничего не изменилось.
 op-promo-rule-batch = В пакете от 1 до { $max } кодов: <code>/promo batch 20 10%</code>. Ничего не изменилось.
 
 ## /broadcast: рассылка оператора покупателям

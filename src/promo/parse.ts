@@ -63,8 +63,12 @@ export function parseTerms(tokens: string[], now: number = Date.now()): Parsed<P
   }
   let fromDay: number | undefined;
   let toDay: number | undefined;
+  const seen = new Set<string>();
   for (const opt of options) {
     const [key = "", value = ""] = opt.split("=", 2);
+    // `limit=5 limit=6` says two things: which one was meant is the operator's to say.
+    if (seen.has(key)) return { ok: false, rule: "op-promo-rule-repeated", vars: { key: key.slice(0, 32) } };
+    seen.add(key);
     if (key === "for") {
       const kinds = value.split(",").filter(Boolean);
       const bad = kinds.filter((k) => !(PRODUCT_KINDS as readonly string[]).includes(k));

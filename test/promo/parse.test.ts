@@ -55,6 +55,8 @@ describe("/promo lines", () => {
     expect(rule("new SPRING 10% min=lots")).toBe("op-promo-rule-min");
     expect(rule("new SPRING 10% colour=red")).toBe("op-promo-rule-option");
     expect(rule("batch 101 10%")).toBe("op-promo-rule-batch");
+    expect(rule("new SPRING 10% limit=5 limit=6")).toBe("op-promo-rule-repeated");
+    expect(rule("batch 5 10% for=stars min=100 for=gift")).toBe("op-promo-rule-repeated");
     expect(rule("delete SPRING")).toBe("op-promo-usage");
   });
 
