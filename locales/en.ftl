@@ -27,6 +27,8 @@ cmd-op-stats = stats
 
 menu-title = 🛍 <b>What would you like to buy?</b>
     Pick a product below. Prices are shown before you pay.
+menu-title-none = 🛍 <b>Nothing is on sale right now.</b>
+    The shop has paused its products for a while: please come back later. Your orders stay in 📦 My orders.
 menu-stars = ⭐ Telegram Stars
 menu-premium = 💎 Telegram Premium
 menu-gift = 🎁 Gifts

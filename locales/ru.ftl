@@ -27,6 +27,8 @@ cmd-op-stats = stats
 
 menu-title = 🛍 <b>Что хотите купить?</b>
     Выберите товар ниже. Цену вы увидите до оплаты.
+menu-title-none = 🛍 <b>Сейчас ничего не продаётся.</b>
+    Магазин ненадолго приостановил продажи: загляните позже. Ваши заказы — в 📦 Мои заказы.
 menu-stars = ⭐ Telegram Stars
 menu-premium = 💎 Telegram Premium
 menu-gift = 🎁 Подарки

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatUser } from "../../sandbox/telegram/index.js";
 import { formatStars } from "../../src/bot/format/money.js";
+import { INCOMING_LIMIT } from "../../src/bot/index.js";
 import { priceKopecks, starsForPrice } from "../../src/orders/pricing.js";
 import { APP_OPERATOR_ID, type AppHarness, newAppCustomer, startAppHarness } from "../helpers/app-harness.js";
 
@@ -112,6 +113,38 @@ describe("/prices end to end", () => {
       expect(h.telegram.calls().filter((call) => !call.ok)).toEqual([]);
     } finally {
       for (const ref of refs) await prices.setItemMarkup(APP_OPERATOR_ID, ref, null);
+    }
+  });
+
+  it("with every product switched off, /start says nothing is on sale instead of asking to pick one", async () => {
+    /** Products the /prices screen shows switched off (its list's lines, not its log of changes). */
+    const offOnScreen = () => (operator.lastBotMessage()?.text?.match(/^⛔ off /gm) ?? []).length;
+    // Twelve taps in a row: paced under the bot's limit on one user's updates (INCOMING_LIMIT).
+    const pause = () => new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, INCOMING_LIMIT.windowMs));
+    await operator.sendText("/prices");
+    await operator.waitForBotMessage("Prices and products", 10_000);
+    // Each tap switches off the first product still on sale.
+    for (let off = 1; off <= 6; off++) {
+      await pause();
+      await operator.pressButton("⛔ Turn off", { timeoutMs: 10_000 });
+      await operator.waitFor(() => offOnScreen() === off, 10_000);
+    }
+    try {
+      const customer = newAppCustomer(h.telegram);
+      await customer.sendText("/start");
+      const menu = await customer.waitForBotMessage(
+        /Nothing is on sale right now|What would you like/,
+        10_000,
+      );
+      expect(menu.text).toContain("Nothing is on sale right now");
+      expect(customer.buttons(menu.messageId)).toEqual(["📦 My orders"]);
+    } finally {
+      for (let off = 5; off >= 0; off--) {
+        await pause();
+        await operator.pressButton("✅ Turn on", { timeoutMs: 10_000 });
+        await operator.waitFor(() => offOnScreen() === off, 10_000);
+      }
     }
   });
 });

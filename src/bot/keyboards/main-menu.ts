@@ -22,7 +22,8 @@ export function mainMenu(
   kb.text(t("menu-orders"), `${CB.menu}orders`);
   if (config.checkout?.includes("wallet")) kb.text(t("menu-wallet"), `${CB.menu}wallet`);
   if ((config.referralPercent ?? 0) > 0) kb.row().text(t("menu-invite"), `${CB.menu}invite`);
-  return { text: t("menu-title"), keyboard: kb };
+  // Every product switched off (/prices): "pick a product below" over no products would puzzle.
+  return { text: t(config.products.length > 0 ? "menu-title" : "menu-title-none"), keyboard: kb };
 }
 
 /** The product kinds on sale now: as the operators set them (/prices, read through the short cache), else PRODUCTS. */
