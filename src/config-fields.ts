@@ -33,6 +33,35 @@ export const url = (protocols: string[]) =>
 export const optionalUrl = (protocols: string[]) =>
   optionalString.pipe(z.union([z.undefined(), url(protocols)]));
 
+/**
+ * A URL that paths are appended to (an API root, the listener's public address): a ?query,
+ * #fragment or user:password@ would swallow or break every address made from it.
+ */
+export const baseUrl = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .superRefine((v, ctx) => {
+      const kinds = protocols.map((p) => p.replace(":", "")).join(" or ");
+      let u: URL;
+      try {
+        u = new URL(v);
+      } catch {
+        u = new URL("invalid:");
+      }
+      if (!protocols.includes(u.protocol)) {
+        ctx.addIssue({ code: "custom", message: `must be a URL (${kinds})` });
+      } else if (u.search || u.hash || u.username || u.password || v.includes("?") || v.includes("#")) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be a base URL (${kinds}) without ?query, #fragment or user:password@ (paths are appended to it)`,
+        });
+      }
+    });
+
+export const optionalBaseUrl = (protocols: string[]) =>
+  optionalString.pipe(z.union([z.undefined(), baseUrl(protocols)]));
+
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 
 export const number = (def: number, opts: { min?: number; max?: number; int?: boolean } = {}) =>

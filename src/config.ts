@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  baseUrl,
   ConfigError,
   enumOf,
   type HostPort,
@@ -7,10 +8,10 @@ import {
   hostPortList,
   idList,
   number,
+  optionalBaseUrl,
   optionalString,
   optionalUrl,
   requiredString,
-  url,
   urlCredentials,
 } from "./config-fields.js";
 import { hashTagged } from "./redis/prefix.js";
@@ -39,7 +40,7 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 const envSchema = z
   .object({
     BOT_TOKEN: requiredString,
-    TELEGRAM_API_ROOT: optionalUrl(["http:", "https:"]).transform((v) =>
+    TELEGRAM_API_ROOT: optionalBaseUrl(["http:", "https:"]).transform((v) =>
       (v ?? "https://api.telegram.org").replace(/\/+$/, ""),
     ),
     BOT_MODE: enumOf(["polling", "webhook"] as const, "polling"),
@@ -52,10 +53,12 @@ const envSchema = z
         }),
       ]),
     ),
-    RESELLER_API_URL: requiredString.pipe(url(["http:", "https:"])).transform((v) => v.replace(/\/+$/, "")),
+    RESELLER_API_URL: requiredString
+      .pipe(baseUrl(["http:", "https:"]))
+      .transform((v) => v.replace(/\/+$/, "")),
     RESELLER_API_KEY: requiredString,
     RESELLER_WEBHOOK_SECRET: optionalString,
-    PUBLIC_BASE_URL: optionalUrl(["https:"]).transform((v) => v?.replace(/\/+$/, "")),
+    PUBLIC_BASE_URL: optionalBaseUrl(["https:"]).transform((v) => v?.replace(/\/+$/, "")),
     HTTP_HOST: host("0.0.0.0"),
     HTTP_PORT: number(8080, { int: true, min: 0, max: 65535 }),
     REDIS_URL: optionalUrl(["redis:", "rediss:"]).transform((v) => v ?? "redis://127.0.0.1:6379"),
@@ -144,11 +147,11 @@ const envSchema = z
     REDIS_PASSWORD: optionalString,
     YOOKASSA_SHOP_ID: optionalString,
     YOOKASSA_SECRET_KEY: optionalString,
-    YOOKASSA_API_URL: optionalUrl(["http:", "https:"]).transform((v) =>
+    YOOKASSA_API_URL: optionalBaseUrl(["http:", "https:"]).transform((v) =>
       (v ?? "https://api.yookassa.ru/v3").replace(/\/+$/, ""),
     ),
     CRYPTOPAY_TOKEN: optionalString,
-    CRYPTOPAY_API_URL: optionalUrl(["http:", "https:"]).transform((v) =>
+    CRYPTOPAY_API_URL: optionalBaseUrl(["http:", "https:"]).transform((v) =>
       (v ?? "https://pay.crypt.bot/api").replace(/\/+$/, ""),
     ),
     REFERRAL_PERCENT: number(0, { int: true, min: 0, max: 50 }),

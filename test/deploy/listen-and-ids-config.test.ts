@@ -69,3 +69,29 @@ describe("numbers", () => {
     expect(config.lowBalanceRub).toBe(500);
   });
 });
+
+describe("base URLs", () => {
+  it("refuse a ?query, #fragment or user:password@ that would swallow or break the paths appended to them", () => {
+    const problems = problemsOf({
+      ...minimalEnv,
+      RESELLER_API_URL: "https://reseller.example/?ref=shop",
+      PUBLIC_BASE_URL: "https://shop.example/bot#x",
+      TELEGRAM_API_ROOT: "http://user:pw-3c9a@bot-api.internal:8081",
+      YOOKASSA_API_URL: "https://api.yookassa.ru/v3?",
+    });
+    for (const name of ["RESELLER_API_URL", "PUBLIC_BASE_URL", "TELEGRAM_API_ROOT", "YOOKASSA_API_URL"])
+      expect(problems.get(name), name).toMatch(/base URL .*without \?query, #fragment or user:password@/);
+    expect([...problems.values()].join("\n")).not.toContain("pw-3c9a");
+    expect(problemsOf({ ...minimalEnv, RESELLER_API_URL: "ftp://x" }).get("RESELLER_API_URL")).toBe(
+      "must be a URL (http or https)",
+    );
+    const config = createConfig({
+      ...minimalEnv,
+      RESELLER_API_URL: "https://reseller.example/base/",
+      RESELLER_WEBHOOK_SECRET: "s",
+      PUBLIC_BASE_URL: "https://shop.example/bot/",
+    });
+    expect(config.resellerApiUrl).toBe("https://reseller.example/base");
+    expect(config.resellerCallbackUrl).toBe("https://shop.example/bot/webhooks/reseller");
+  });
+});
