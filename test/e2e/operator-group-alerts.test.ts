@@ -157,6 +157,23 @@ describe("alerts in an operators' forum", () => {
     await eventually(async () => (await h.app.orders.get(owed.id))?.refund === "done", 10_000, "refunded");
   });
 
+  it("tells an operator who types a private-only command in the group where it works; a stranger gets nothing", async () => {
+    const answers = () =>
+      group.messages().filter((m) => m.from === "bot" && m.text?.includes("works in a private chat"));
+    await operator.sendText("/prices");
+    const general = await group.waitForBotMessage(/^⚙️ \/prices works in a private chat/, T);
+    expect(general.text).toContain("@shop_test_bot");
+    const topic = group.topics().find((t) => !t.deleted)!;
+    await operator.sendText(`/customer ${STRANGER_ID}`, { threadId: topic.threadId });
+    const inTopic = await group.waitForBotMessage(/^⚙️ \/customer works in a private chat/, T);
+    expect(inTopic.threadId).toBe(topic.threadId);
+    await stranger.sendText("/export");
+    // /balance still answers in the group, after the stranger's command: that got no answer.
+    await operator.sendText("/balance");
+    await group.waitForBotMessage(/Reseller deposit/, T);
+    expect(answers()).toHaveLength(2);
+  });
+
   it("makes each kind's topic once when two processes alert at the same moment", async () => {
     // Two notifiers as two processes have them: their own Bot API clients, one Redis.
     const config = createConfig({ ...h.env, REDIS_PREFIX: uniquePrefix("twoproc") });

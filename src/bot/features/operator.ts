@@ -57,6 +57,9 @@ const ANSWER_MAX = 200;
  * Register it after session and i18n and before the product flows, so an operator in the middle
  * of a flow still gets the tools.
  */
+/** Operator commands that work in a private chat with the bot only (their features filter on it). */
+const PRIVATE_ONLY_COMMANDS = ["export", "customer", "prices", "promo", "broadcast", "wallet"];
+
 /** How long a re-check tap waits for the reseller before it is answered with "the result will follow". */
 const RECHECK_ANSWER_MS = 2_000;
 
@@ -235,6 +238,13 @@ export function createOperatorFeature(deps: OperatorFeatureDeps): Composer<BotCo
     const filter = filterFromLetter(ctx.match[1] ?? "") ?? "all";
     await answer(ctx);
     await show(ctx, await listView(ctx, filter, Number(ctx.match[2] ?? 0)), true);
+  });
+
+  // The tools with typed steps or long screens answer in private only: in the operators' group an
+  // operator's /prices, /customer… is told where it works instead of being met with silence.
+  op.filter(inOperatorsGroup).command(PRIVATE_ONLY_COMMANDS, async (ctx) => {
+    const command = `/${ctx.message?.text?.slice(1).split(/[\s@]/, 1)[0] ?? ""}`;
+    await ctx.reply(ctx.t("op-private-only", { command, bot: ctx.me.username }), { parse_mode: "HTML" });
   });
 
   // ---------- /order <id> and the detail card ----------
