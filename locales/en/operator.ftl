@@ -432,6 +432,7 @@ op-topic-alert-product_paused = ⏸ Paused products
 
 # A member of the operators' group who is not in OPERATOR_IDS pressed an operator button.
 op-not-operator = Only the shop's operators can use this button.
+op-rule-text-only = Please answer with a text message.
 op-private-only = ⚙️ { $command } works in a private chat with the bot: open @{ $bot } and send it there.
 
 ## Support line: customers' messages in the operators' chats

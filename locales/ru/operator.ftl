@@ -432,6 +432,7 @@ op-topic-alert-product_paused = ⏸ Товары на паузе
 
 # A member of the operators' group who is not in OPERATOR_IDS pressed an operator button.
 op-not-operator = Эта кнопка только для операторов магазина.
+op-rule-text-only = Пожалуйста, ответьте текстовым сообщением.
 op-private-only = ⚙️ { $command } работает в личном чате с ботом: откройте @{ $bot } и отправьте команду там.
 
 ## Поддержка: сообщения клиентов в чатах операторов

@@ -127,6 +127,12 @@ export function customerOperatorFeature(deps: {
     log.info({ userId: input.userId, operatorId: ctx.from.id }, "operator note added");
     await show(ctx, input.userId, false, ctx.t("op-customer-note-saved"));
   });
+  // A sticker, photo or voice note while the note is awaited gets the rule and the question again.
+  op.on("message", async (ctx, next) => {
+    const input = ctx.session.customerNote;
+    if (!input || ctx.message.text !== undefined || ctx.message.successful_payment) return next();
+    await showView(ctx, renderNoteQuestion(input.userId, tOf(ctx), ctx.t("op-rule-text-only")), false);
+  });
 
   return root;
 

@@ -220,6 +220,21 @@ export function operatorPricesFeature(deps: {
     ctx.session.pricesInput = undefined;
     await show(ctx, false, logged(ctx, change));
   });
+  // A sticker, photo or voice note while a value is awaited: the rule and the question again.
+  op.on("message", async (ctx, next) => {
+    const input = ctx.session.pricesInput;
+    if (!input || !deps.orders.prices || ctx.message.text !== undefined || ctx.message.successful_payment)
+      return next();
+    if (Date.now() - input.at > PRICES_INPUT_TTL_MS) {
+      ctx.session.pricesInput = undefined;
+      return next();
+    }
+    await showView(
+      ctx,
+      renderPricesQuestion(questionOf(ctx, input), tOf(ctx), ctx.t("op-rule-text-only")),
+      false,
+    );
+  });
 
   return root;
 }

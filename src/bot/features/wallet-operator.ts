@@ -176,6 +176,21 @@ export function walletOperatorFeature(deps: {
     );
     await showView(ctx, view, false);
   });
+  // A sticker, photo or voice note while the amount or reason is awaited: the rule and the question again.
+  withWallet.on("message", async (ctx, next) => {
+    const input = ctx.session.walletInput;
+    if (!input || input.ask === "topup" || input.ask === "adjust-confirm") return next();
+    if (ctx.message.text !== undefined || ctx.message.successful_payment) return next();
+    const t = tOf(ctx);
+    const locale = await localeOf(ctx);
+    const notice = ctx.t("op-rule-text-only");
+    if (input.ask === "adjust-amount") {
+      const balance = await wallet(ctx).balance(input.userId);
+      await showView(ctx, renderAdjustAmount(input.userId, balance, t, locale, notice), false);
+      return;
+    }
+    await showView(ctx, renderAdjustNote(input.userId, input.amountKopecks, t, locale, notice), false);
+  });
 
   return root;
 }
