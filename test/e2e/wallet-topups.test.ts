@@ -101,6 +101,35 @@ describe("wallet top-ups", () => {
     expect(after.balanceKopecks).toBe(50_000 + (after.entries[1]?.amountKopecks ?? 0));
   });
 
+  it("a sticker instead of the typed amount gets the rule and the question again; the amount typed next is taken", async () => {
+    h = await startAppHarness({ CHECKOUT: "stars,wallet" });
+    const c = newAppCustomer(h.telegram);
+    await c.sendText("/wallet");
+    await c.pressButton("➕ Top up", T);
+    await c.pressButton("✏️ Other amount", T);
+    await c.waitForBotMessage("How much to top up?", 10_000);
+    const before = c.botMessages().length;
+    await c.sendUpdate({
+      message: {
+        sticker: {
+          file_id: "s1",
+          file_unique_id: "s1u",
+          type: "regular",
+          width: 512,
+          height: 512,
+          is_animated: false,
+          is_video: false,
+        },
+      },
+    });
+    await c.waitFor(() => c.botMessages().length > before, 10_000);
+    const reply = c.botMessages().at(-1)!;
+    expect(reply.text).toContain("Please answer with a text message");
+    expect(reply.text).toContain("How much to top up?");
+    await c.sendText("500");
+    await c.waitForBotMessage(/Top up by ₽500/, 10_000);
+  });
+
   it("pre-checkout of a top-up: forged, malformed, another customer's or a changed amount is refused", async () => {
     h = await startAppHarness({ CHECKOUT: "stars,wallet" });
     const c = newAppCustomer(h.telegram);

@@ -97,6 +97,13 @@ export function walletFeature(): Composer<BotContext> {
     ctx.session.walletInput = undefined;
     await showRails(ctx, r.value * 100, false);
   });
+  // A sticker, photo or voice note instead of the amount: the rule and the question again.
+  buttons.on("message", async (ctx, next) => {
+    if (ctx.session.walletInput?.ask !== "topup" || ctx.message.text !== undefined) return next();
+    if (ctx.message.successful_payment) return next();
+    const notice = ctx.t("flow-send-text");
+    await showView(ctx, renderTopUpQuestion(tOf(ctx), await localeOf(ctx), notice), false);
+  });
 
   return c;
 }
