@@ -58,6 +58,22 @@ describe("promo codes end to end", () => {
     await customer.waitForBotMessage("Send your promo code", 10_000);
     await customer.sendText("nosuchcode");
     await customer.waitForBotMessage("There is no such promo code", 10_000);
+    // A sticker instead of the code: the rule and the question again, and the code still awaited.
+    await customer.sendUpdate({
+      message: {
+        sticker: {
+          file_id: "s1",
+          file_unique_id: "s1u",
+          type: "regular",
+          width: 512,
+          height: 512,
+          is_animated: false,
+          is_video: false,
+        },
+      },
+    });
+    const again = await customer.waitForBotMessage("Please answer with a text message", 10_000);
+    expect(again.text).toContain("Send your promo code");
     await customer.sendText("save5");
     await customer.waitForBotMessage("Code SAVE5 applied", 10_000);
 

@@ -101,6 +101,15 @@ export function promoFeature(): Composer<BotContext> {
       reply_markup: cancelKb(ctx),
     });
   });
+  // A sticker, photo or voice note instead of the code: the rule and the question again.
+  c.on("message", async (ctx, next) => {
+    const input = ctx.session.promoInput;
+    if (!input || !ctx.deps.orders.applyPromo || ctx.message.text !== undefined) return next();
+    if (ctx.message.successful_payment || Date.now() - input.at > PROMO_INPUT_TTL_MS) return next();
+    await ctx.reply(`${ctx.t("flow-send-text")}\n${ctx.t("promo-ask", { id: shortId(input.orderId) })}`, {
+      reply_markup: cancelKb(ctx),
+    });
+  });
 
   return c;
 }
