@@ -15,7 +15,7 @@ import type { Effect, HeldJob } from "./effects.js";
 import type { OrdersEngine, OrdersEngineOptions } from "./engine-options.js";
 import { Retry, runJob, TAKEN_OFF } from "./handlers.js";
 import { decodeJob, encodeJob, jobTypeOf } from "./jobs.js";
-import { finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
+import { cardUpdate, finalMessage, NOTIFIED_STATES } from "./lifecycle.js";
 import { migrateAtStart } from "./migrations.js";
 import { deliverMessage, recordCardMessage } from "./notifications.js";
 import { PayAnswers } from "./pay-answers.js";
@@ -251,8 +251,11 @@ export function createOrdersEngine(opts: OrdersEngineOptions): OrdersEngine {
       return res.won;
     },
     async markRefunded(orderId) {
+      // The card in the customer's chat says the shop will refund them: it now says it did.
       const res = await store.update(orderId, (o) =>
-        o.refund === "needed" ? { next: { ...o, refund: "done" } } : null,
+        o.refund === "needed"
+          ? { next: { ...o, refund: "done" }, jobs: o.cardMessageId !== undefined ? [cardUpdate(o)] : [] }
+          : null,
       );
       return res.won;
     },

@@ -447,7 +447,12 @@ describe("orders engine", () => {
     const hh = await harness({ checkout: ["invoice"] });
     hh.sandbox.setOutcome(() => ({ status: "failed", errorMessage: "Out of stock" }));
     const customer = newCustomer();
-    const order = await hh.engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const order = await hh.engine.quote({
+      orderId: newOrderId(),
+      item: sampleItems().stars!,
+      customer,
+      cardMessageId: 4350,
+    });
     expect(order.currency).toBe("RUB");
     expect(order.amount).toBe(order.priceKopecks);
     await hh.engine.markPaid(order.id, {
@@ -461,6 +466,14 @@ describe("orders engine", () => {
     expect(done.refund).toBe("needed");
     expect(hh.notifier.refunds).toHaveLength(0);
     await eventually(() => hh.notifier.alertsOf("refund_needed").length === 1, 5000, "refund alert");
+    // An operator refunds by hand and marks it: the customer's card says so.
+    expect(await hh.engine.markRefunded(order.id)).toBe(true);
+    await eventually(
+      async () => hh.notifier.cards.some((o) => o.id === order.id && o.refund === "done"),
+      10_000,
+      "the card saying refunded",
+    );
+    expect(await hh.engine.markRefunded(order.id)).toBe(false);
   });
 
   it("rejects an order whose pay is refused for a low deposit, refunds and alerts with the balance", async () => {
