@@ -196,6 +196,9 @@ op-alert-refund-needed-stars-todo = What to do: refund the Stars by hand (refund
 op-alert-reseller-auth = 🔑 <b>Reseller API key rejected</b> (HTTP { $status } on { $endpoint }).
 op-alert-reseller-auth-todo = What to do: check RESELLER_API_KEY; if the key was revoked, issue a new one in the reseller's bot and restart the shop bot. Orders cannot be quoted or paid until then. This alert repeats at most once every 10 minutes.
 
+op-alert-reseller-down = 📡 <b>The reseller is not answering</b>: { $checks } deposit checks in a row got no answer (last: HTTP { $status } on { $endpoint }).
+op-alert-reseller-down-todo = Paid orders wait for the reseller and go ahead by themselves once it answers; new quotes fail meanwhile. Check the reseller's status and RESELLER_API_URL; /balance shows when it answers again. This alert repeats at most once an hour while it lasts.
+
 op-alert-duplicate = 💳 <b>Second payment</b> for an order that was already paid.
 op-alert-extra-charge = Payment { $amount } · <code>{ $id }</code> · refund { $refund }
 op-alert-duplicate-todo = What to do: Stars are refunded automatically; a provider payment, or a Stars refund that failed, must be refunded by hand.
@@ -427,6 +430,7 @@ op-topic-alert-low_balance = 🪫 Deposit
 op-topic-alert-stuck = 🐢 Stuck orders
 op-topic-alert-refund_needed = 💸 Refunds to make
 op-topic-alert-reseller_auth = 🔑 Reseller API key
+op-topic-alert-reseller_down = 📡 Reseller not answering
 op-topic-alert-duplicate_payment = 💳 Second payments
 op-topic-alert-product_paused = ⏸ Paused products
 

@@ -198,6 +198,13 @@ op-alert-refund-needed-stars-todo = Что делать: верните звёз
 op-alert-reseller-auth = 🔑 <b>Поставщик отклонил API-ключ</b> (HTTP { $status } на { $endpoint }).
 op-alert-reseller-auth-todo = Что делать: проверьте RESELLER_API_KEY; если ключ отозван, выпустите новый в боте поставщика и перезапустите бота магазина. До тех пор заказы не создаются и не оплачиваются. Это оповещение приходит не чаще раза в 10 минут.
 
+op-alert-reseller-down = 📡 <b>Поставщик не отвечает</b>: { $checks } { $checks ->
+    [one] проверка депозита подряд осталась
+    [few] проверки депозита подряд остались
+   *[many] проверок депозита подряд остались
+} без ответа (последняя: HTTP { $status } на { $endpoint }).
+op-alert-reseller-down-todo = Оплаченные заказы ждут поставщика и пойдут дальше сами, когда он ответит; новые заказы тем временем не создаются. Проверьте состояние поставщика и RESELLER_API_URL; /balance покажет, когда он снова ответит. Это оповещение приходит не чаще раза в час, пока сбой длится.
+
 op-alert-duplicate = 💳 <b>Повторный платёж</b> за уже оплаченный заказ.
 op-alert-extra-charge = Платёж { $amount } · <code>{ $id }</code> · возврат { $refund }
 op-alert-duplicate-todo = Что делать: звёзды возвращаются автоматически; платёж через провайдера или неудавшийся возврат звёзд нужно вернуть вручную.
@@ -427,6 +434,7 @@ op-topic-alert-low_balance = 🪫 Депозит
 op-topic-alert-stuck = 🐢 Зависшие заказы
 op-topic-alert-refund_needed = 💸 Нужен возврат
 op-topic-alert-reseller_auth = 🔑 Ключ API реселлера
+op-topic-alert-reseller_down = 📡 Поставщик не отвечает
 op-topic-alert-duplicate_payment = 💳 Повторные оплаты
 op-topic-alert-product_paused = ⏸ Товары на паузе
 

@@ -6,7 +6,14 @@ import { recentSpending } from "./spending.js";
 import type { AlertKind, OperatorAlert, Order } from "./types.js";
 
 /** Alerts that repeat by nature are sent at most once per window (seconds), across processes. */
-const ALERT_WINDOWS_S: Partial<Record<AlertKind, number>> = { low_balance: 3600, reseller_auth: 600 };
+const ALERT_WINDOWS_S: Partial<Record<AlertKind, number>> = {
+  low_balance: 3600,
+  reseller_auth: 600,
+  reseller_down: 3600,
+};
+
+/** Periodic deposit checks (every BALANCE_CHECK_MINUTES) without an answer, in a row, before the operators are told. */
+const CHECKS_FAILED_BEFORE_ALERT = 2;
 
 /** Tells the operators, at most once per window for the kinds that have one. */
 export async function sendAlert(ctx: EngineContext, alert: OperatorAlert, order?: Order): Promise<void> {
@@ -68,6 +75,29 @@ export async function pauseForDeposit(
     }).catch((err) => ctx.log.error({ err, kind }, "product paused alert failed"));
   }
   ctx.balanceSoon("refusal");
+}
+
+/**
+ * The periodic deposit check: {@link checkBalance}, and the operators told when the reseller has
+ * not answered it {@link CHECKS_FAILED_BEFORE_ALERT} times in a row (the API client's own retries
+ * spent each time). Paid orders then wait for `pay`, and with nobody ordering nothing else would
+ * say so before the stuck alerts, hours later. At most once an hour while it lasts.
+ */
+export async function periodicBalanceCheck(ctx: EngineContext): Promise<void> {
+  try {
+    await checkBalance(ctx);
+  } catch (err) {
+    ctx.log.warn({ err }, "balance check failed");
+    if (!(err instanceof ResellerApiError) || !err.transient) return;
+    const failed = await ctx.store.noteCheckFailed();
+    if (failed < CHECKS_FAILED_BEFORE_ALERT) return;
+    await sendAlert(ctx, {
+      kind: "reseller_down",
+      details: { endpoint: err.endpoint, status: err.status ?? null, message: err.message, checks: failed },
+    });
+    return;
+  }
+  await ctx.store.noteCheckAnswered();
 }
 
 /**

@@ -1,6 +1,6 @@
 export { Retry, TAKEN_OFF } from "./job-retry.js";
 
-import { checkBalance } from "./alerts.js";
+import { periodicBalanceCheck } from "./alerts.js";
 import type { EngineContext } from "./context.js";
 import type { Effect } from "./effects.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
@@ -26,7 +26,7 @@ export async function runJob(
   opts: { balanceEveryMs: number; retention?: RetentionSettings; held: HeldLease },
 ): Promise<Retry | typeof TAKEN_OFF | undefined> {
   if (job.type === "balance") {
-    await checkBalance(ctx).catch((err) => ctx.log.warn({ err }, "balance check failed"));
+    await periodicBalanceCheck(ctx).catch((err) => ctx.log.warn({ err }, "balance check not recorded"));
     // While a product waits for a top-up the deposit is looked at every minute, so it comes back soon.
     const paused = await ctx.deposit.anyPaused().catch(() => false);
     return new Retry(

@@ -106,6 +106,7 @@ const ALERT_KINDS: Record<AlertKind, true> = {
   stuck: true,
   refund_needed: true,
   reseller_auth: true,
+  reseller_down: true,
   duplicate_payment: true,
   product_paused: true,
   product_resumed: true,

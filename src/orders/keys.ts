@@ -50,6 +50,8 @@ export interface OrderKeys {
   readonly attention: string;
   readonly jobs: string;
   alertWindow(kind: string): string;
+  /** Periodic deposit checks failed in a row for want of an answer (reseller down); gone after one that answered. */
+  readonly checksFailed: string;
   /** The deposit's hash: the last deposit read and the spending per day and process. */
   readonly deposit: string;
   /** The deposit spent on one UTC day (`YYYY-MM-DD`) as earlier versions counted it, kopecks. */
@@ -82,6 +84,7 @@ export function orderKeys(prefix: string): OrderKeys {
     attention,
     jobs: `${prefix}jobs`,
     alertWindow: (kind) => `${prefix}alert:${kind}`,
+    checksFailed: `${prefix}balance:failed`,
     deposit: `${prefix}deposit`,
     spendDay: (day) => `${prefix}spend:${day}`,
     filter: (f) =>

@@ -264,6 +264,21 @@ export class OrderStore extends OrderLists {
     return first === "OK";
   }
 
+  /** Counts a periodic deposit check that got no answer; returns how many failed in a row. */
+  async noteCheckFailed(): Promise<number> {
+    const replies = await this.redis
+      .multi()
+      .incr(this.keys.checksFailed)
+      .expire(this.keys.checksFailed, 86_400)
+      .exec();
+    return Number(replies?.[0]?.[1] ?? 0);
+  }
+
+  /** A periodic deposit check answered: the count of failed ones starts over. */
+  async noteCheckAnswered(): Promise<void> {
+    await this.redis.del(this.keys.checksFailed);
+  }
+
   // ---- jobs ----
 
   /**

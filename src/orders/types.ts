@@ -163,6 +163,8 @@ export type AlertKind =
   | "stuck"
   | "refund_needed"
   | "reseller_auth"
+  /** The reseller has not answered two periodic deposit checks in a row (paid orders wait for `pay`). */
+  | "reseller_down"
   | "duplicate_payment"
   /** A product kind paused because the deposit cannot cover its price, and resumed once it can. */
   | "product_paused"

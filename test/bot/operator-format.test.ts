@@ -342,6 +342,7 @@ describe("operator alerts", () => {
     "stuck",
     "refund_needed",
     "reseller_auth",
+    "reseller_down",
     "duplicate_payment",
   ];
 
@@ -455,6 +456,28 @@ describe("operator alerts", () => {
     expect(a.text).toContain("bad &lt;key&gt;");
     expect(a.text).toContain("RESELLER_API_KEY");
     expect(a.reply_markup).toBeUndefined();
+  });
+
+  it("reports a reseller that answers no deposit check, how many in a row, in both languages", () => {
+    const alert = (checks: number) => ({
+      kind: "reseller_down" as const,
+      details: {
+        endpoint: "GET /api/reseller/balance",
+        status: 502,
+        message: "<html>Bad gateway</html>",
+        checks,
+      },
+    });
+    const a = renderAlert(alert(2), undefined, en);
+    expect(a.text).toContain("The reseller is not answering</b>: 2 deposit checks in a row");
+    expect(a.text).toContain("HTTP 502 on GET /api/reseller/balance");
+    expect(a.text).toContain("&lt;html&gt;Bad gateway");
+    expect(renderAlert(alert(2), undefined, ru).text).toContain(
+      "2 проверки депозита подряд остались без ответа",
+    );
+    expect(renderAlert(alert(5), undefined, ru).text).toContain(
+      "5 проверок депозита подряд остались без ответа",
+    );
   });
 
   it("reports a second payment with each extra charge, and a payment for an unknown order", () => {

@@ -831,6 +831,46 @@ describe("orders engine", () => {
     hh.sandbox.setAuthFailure(false);
   });
 
+  it("tells the operators when the reseller answers no deposit check twice in a row, and counts again after one it answers", async () => {
+    const hh = await harness();
+    const jobs = `${hh.prefix}jobs`;
+    const failedKey = `${hh.prefix}balance:failed`;
+    await eventually(
+      async () => Number(await hh.redis.zscore(jobs, "balance:check")) > Date.now(),
+      10_000,
+      "the next balance check scheduled",
+    );
+    /** Brings the next periodic check round now and waits until it has run. */
+    const nextCheck = async () => {
+      await hh.redis.zadd(jobs, Date.now(), "balance:check");
+      await eventually(
+        async () => Number(await hh.redis.zscore(jobs, "balance:check")) > Date.now() + 1000,
+        20_000,
+        "the check run and the next one scheduled",
+      );
+    };
+    hh.sandbox.fail("GET /api/reseller/balance", "500", Number.POSITIVE_INFINITY);
+    try {
+      await nextCheck();
+      expect(await hh.redis.get(failedKey)).toBe("1");
+      expect(hh.notifier.alertsOf("reseller_down")).toHaveLength(0);
+      await nextCheck();
+      await eventually(async () => hh.notifier.alertsOf("reseller_down").length === 1, 10_000, "the alert");
+      expect(hh.notifier.alertsOf("reseller_down")[0]!.details).toMatchObject({
+        endpoint: "GET /api/reseller/balance",
+        status: 500,
+        checks: 2,
+      });
+      // A third failed check within the hour says nothing new.
+      await nextCheck();
+      expect(hh.notifier.alertsOf("reseller_down")).toHaveLength(1);
+    } finally {
+      hh.sandbox.clearFaults();
+    }
+    await nextCheck();
+    expect(await hh.redis.exists(failedKey)).toBe(0);
+  });
+
   it("never writes the API key or the webhook secret to the log", async () => {
     const hh = await harness();
     hh.sandbox.setAuthFailure(true);

@@ -154,6 +154,17 @@ export function renderAlert(
       lines.push(reasonLine(str("message")));
       lines.push(t("op-alert-reseller-auth-todo"));
       break;
+    case "reseller_down":
+      lines.push(
+        t("op-alert-reseller-down", {
+          checks: num("checks") ?? 2,
+          status: escapeHtml(str("status") ?? "—"),
+          endpoint: escapeHtml(clip(str("endpoint") ?? "—", 80)),
+        }),
+      );
+      lines.push(reasonLine(str("message")));
+      lines.push(t("op-alert-reseller-down-todo"));
+      break;
     case "product_paused":
     case "product_resumed": {
       const kind = str("product") ?? "—";
