@@ -11,6 +11,13 @@ import {
 } from "./parse-common.js";
 import type { Balance, CreateOrderResult, PayOrderResult, ResellerOrder } from "./types.js";
 
+/**
+ * An order status as the spec spells them (`created`, `pending`, `delivered`, `failed`): the case
+ * of a status is not shown, so "DELIVERED" or "Delivered" is read as `delivered` rather than as a
+ * status of its own, which would leave a delivered order waiting until it is flagged stuck.
+ */
+const statusSchema = textSchema.transform((s) => s.toLowerCase());
+
 /** Parsers of the deposit balance and the order endpoints: create, pay and the order's state. */
 
 // ---------------------------------------------------------------- balance
@@ -47,7 +54,7 @@ export function parseCreateOrder(body: unknown, customId: string): CreateOrderRe
   if (total === undefined) throw new ResponseShapeError("no total_to_pay_rub in the body");
   return {
     customId: pick(idSchema, sources, ["custom_id"]) ?? customId,
-    status: pick(textSchema, sources, ["status"]) ?? "created",
+    status: pick(statusSchema, sources, ["status"]) ?? "created",
     totalToPayRub: total,
     raw: obj,
   };
@@ -73,7 +80,7 @@ export function parsePayOrder(body: unknown, customId: string): PayOrderResult {
   if (charged === undefined) throw new ResponseShapeError("no price_charged_rub in the body");
   return {
     customId: pick(idSchema, sources, ["custom_id"]) ?? customId,
-    status: pick(textSchema, sources, ["status"]) ?? "pending",
+    status: pick(statusSchema, sources, ["status"]) ?? "pending",
     priceChargedRub: charged,
     raw: obj,
   };
@@ -89,7 +96,7 @@ export const orderResponseSchema = z.looseObject({
 export function parseOrder(body: unknown, customId: string): ResellerOrder {
   const obj = asObject(body, "status");
   const sources = layers(obj, ["order"]);
-  const status = pick(textSchema, sources, ["status"]);
+  const status = pick(statusSchema, sources, ["status"]);
   if (status === undefined) throw new ResponseShapeError("no status in the order");
   const payload = sources.map((s) => s.delivered_payload).find((p) => p !== undefined && p !== null);
   const errorMessage = sources.map((s) => s.error_message).find((m) => m !== undefined && m !== null);

@@ -209,6 +209,19 @@ describe("reseller client over HTTP", () => {
     expect(stub.requests).toHaveLength(1);
   });
 
+  it("reads an order status in any case as the spec's lower-case one", async () => {
+    const { client } = await setup((req) => {
+      if (req.url.endsWith("/pay"))
+        return { status: 200, body: { success: true, status: "Pending", price_charged_rub: 65 } };
+      return {
+        status: 200,
+        body: { success: true, status: "DELIVERED", delivered_payload: { tx_hash: "0x1" } },
+      };
+    });
+    expect((await client.getOrder("c-1")).status).toBe("delivered");
+    expect((await client.payOrder("c-1")).status).toBe("pending");
+  });
+
   it("turns a 2xx body it cannot understand into bad_response naming the endpoint, without retrying", async () => {
     const bodies: StubAction[] = [
       { status: 200, raw: "<html>oops</html>" },
