@@ -10,6 +10,7 @@ import {
   objectSchema,
   PRICE_KEYS,
   pick,
+  priceSchema,
   textSchema,
 } from "./parse-common.js";
 import type {
@@ -32,7 +33,7 @@ export const productItemSchema = objectSchema.transform((raw): ProductItem | und
   return {
     id,
     title: pick(textSchema, raw, ["title", "name"]) ?? null,
-    wholesalePriceRub: pick(numberSchema, raw, PRICE_KEYS) ?? null,
+    wholesalePriceRub: pick(priceSchema, raw, PRICE_KEYS) ?? null,
     raw,
   };
 });
@@ -53,7 +54,7 @@ export function parseProducts(body: unknown): ProductItem[] {
 export const giftSchema = objectSchema.transform((raw): Gift | undefined => {
   const giftId = pick(idSchema, raw, ["gift_id", "id"]);
   const starCount = pick(numberSchema, raw, ["star_count", "stars"]);
-  const price = pick(numberSchema, raw, PRICE_KEYS);
+  const price = pick(priceSchema, raw, PRICE_KEYS);
   if (giftId === undefined || starCount === undefined || price === undefined) return undefined;
   return {
     giftId,
@@ -77,7 +78,7 @@ export function parseGifts(body: unknown): Gift[] {
 
 export const neuralItemSchema = objectSchema.transform((raw): NeuralItem | undefined => {
   const code = pick(idSchema, raw, ["code", "id", "key"]);
-  const price = pick(numberSchema, raw, PRICE_KEYS);
+  const price = pick(priceSchema, raw, PRICE_KEYS);
   if (code === undefined || price === undefined) return undefined;
   return {
     code,
@@ -133,7 +134,7 @@ export function parseRegions(body: unknown): GameRegion[] {
 
 export const packageSchema = objectSchema.transform((raw): GamePackage | undefined => {
   const productRef = pick(idSchema, raw, ["product_ref"]);
-  const price = pick(numberSchema, raw, PRICE_KEYS);
+  const price = pick(priceSchema, raw, PRICE_KEYS);
   if (productRef === undefined || price === undefined) return undefined;
   return {
     productRef,

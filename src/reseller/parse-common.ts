@@ -34,6 +34,15 @@ export const numberSchema = z.union([
     .transform(Number),
 ]);
 
+/**
+ * A price or a total in roubles: a number (or numeric string) of at least one kopeck. A zero or
+ * negative price is no price: a catalog item carrying one is skipped, and a create answer with one
+ * is not understood, rather than sold at the smallest amount a customer can pay.
+ */
+export const priceSchema = numberSchema.refine((n) => Math.round(n * 100) > 0, {
+  error: "must be a positive amount",
+});
+
 /** An identifier: a non-empty string, or a number taken as its decimal text. */
 export const idSchema = z.union([
   z.string().trim().min(1),

@@ -6,6 +6,7 @@ import {
   layers,
   numberSchema,
   pick,
+  priceSchema,
   ResponseShapeError,
   textSchema,
 } from "./parse-common.js";
@@ -44,14 +45,14 @@ export function parseBalance(body: unknown): Balance {
 export const createOrderResponseSchema = z.looseObject({
   custom_id: idSchema.optional(),
   status: z.string().optional(),
-  total_to_pay_rub: numberSchema,
+  total_to_pay_rub: priceSchema,
 });
 
 export function parseCreateOrder(body: unknown, customId: string): CreateOrderResult {
   const obj = asObject(body, "total_to_pay_rub");
   const sources = layers(obj, ["order"]);
-  const total = pick(numberSchema, sources, ["total_to_pay_rub", "total_rub", "price_rub", "amount_rub"]);
-  if (total === undefined) throw new ResponseShapeError("no total_to_pay_rub in the body");
+  const total = pick(priceSchema, sources, ["total_to_pay_rub", "total_rub", "price_rub", "amount_rub"]);
+  if (total === undefined) throw new ResponseShapeError("no positive total_to_pay_rub in the body");
   return {
     customId: pick(idSchema, sources, ["custom_id"]) ?? customId,
     status: pick(statusSchema, sources, ["status"]) ?? "created",

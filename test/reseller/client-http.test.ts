@@ -222,6 +222,30 @@ describe("reseller client over HTTP", () => {
     expect((await client.payOrder("c-1")).status).toBe("pending");
   });
 
+  it("takes a zero or negative price for no price: a create answer with one is not understood, a catalog item with one is left out", async () => {
+    const { client } = await setup((req) => {
+      if (req.url.endsWith("/neural"))
+        return {
+          status: 200,
+          body: {
+            success: true,
+            items: [
+              { code: "free", title: "Free", wholesale_price_rub: 0 },
+              { code: "minus", title: "Minus", wholesale_price_rub: "-5" },
+              { code: "plus", title: "Plus", wholesale_price_rub: "2190,50" },
+            ],
+          },
+        };
+      const total = JSON.parse(req.body).custom_id === "c-zero" ? 0 : -100;
+      return { status: 200, body: { success: true, status: "created", total_to_pay_rub: total } };
+    });
+    expect((await client.neural()).map((i) => [i.code, i.wholesalePriceRub])).toEqual([["plus", 2190.5]]);
+    for (const custom_id of ["c-zero", "c-minus"]) {
+      const err = await failure(client.createOrder({ ...ORDER, custom_id }));
+      expect(err).toMatchObject({ kind: "bad_response", endpoint: "POST /api/reseller/order/create" });
+    }
+  });
+
   it("turns a 2xx body it cannot understand into bad_response naming the endpoint, without retrying", async () => {
     const bodies: StubAction[] = [
       { status: 200, raw: "<html>oops</html>" },
