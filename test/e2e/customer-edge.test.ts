@@ -110,6 +110,22 @@ describe("after the payment", () => {
     expect(final.text).toMatch(/Your \d+ stars (are|were) refunded/);
   });
 
+  it("a delivery that comes before pay is answered leaves the card delivered, not waiting for the supplier", async () => {
+    // Every answer to pay is lost after the charge: the order is delivered (its webhook comes at
+    // once) while pay is still being retried, and the answer to the payment gives up waiting.
+    h.sandbox.fail("POST /api/reseller/order/pay", "lose_response", 4);
+    const c = newAppCustomer(h.telegram);
+    const card = await starsCard(c, 50);
+    await c.pressButton(/^💳 Pay/, { ...T, messageId: card.messageId });
+    await c.waitFor((msgs) => msgs.some((m) => m.invoice), 10_000);
+    expect((await c.payInvoice(T)).ok).toBe(true);
+    await c.waitForBotMessage(DELIVERED, 20_000);
+    // Pay's retries and the answer to the payment are over well within this.
+    await new Promise((r) => setTimeout(r, 4_000));
+    expect(c.messages().find((m) => m.messageId === card.messageId)?.text).toContain("✅ Delivered.");
+    h.sandbox.clearFaults();
+  });
+
   it("/orders lists the customer's own orders with their status and opens a card", async () => {
     const c = newAppCustomer(h.telegram);
     await buyStars(c);

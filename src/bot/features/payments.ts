@@ -251,11 +251,18 @@ export function paymentsBeforeSession(i18n: I18n<BotContext>): Composer<BotConte
     if (r.order?.telegramChargeId !== receipt.telegramChargeId) return;
     // The answer to the payment: the order card, being delivered once `pay` went through (usually
     // within moments), or paid when it takes longer; later changes are queued.
-    const shown = (await ctx.deps.orders.paymentAnswer(r.order.id, PAY_ANSWER_WAIT_MS)) ?? r.order;
+    const answered = await ctx.deps.orders.paymentAnswer(r.order.id, PAY_ANSWER_WAIT_MS);
+    // Without `pay`'s answer the order may still have moved on meanwhile (a delivery webhook that
+    // came before a slow `pay` answered, settling the order): the card shows where it is now, and
+    // is shown again if it moved while being shown, as its own update may have gone out first.
+    const shown = answered ?? (await ctx.deps.orders.get(r.order.id)) ?? r.order;
     const messageId = await showCard(ctx, shown, shown.cardMessageId, speechFor(i18n, ctx, shown));
     if (messageId !== undefined && messageId !== shown.cardMessageId) {
       await ctx.deps.orders.setCardMessage(shown.id, messageId);
     }
+    if (answered || messageId === undefined) return;
+    const now = await ctx.deps.orders.get(r.order.id);
+    if (now && now.state !== shown.state) await showCard(ctx, now, messageId, speechFor(i18n, ctx, now));
   });
 
   return c;
