@@ -96,6 +96,9 @@ export async function submitPay(
     } finally {
       if (cardShown) ctx.payAnswers.settle(order.id, moved.won ? moved.order : null);
     }
+    // Settled before `pay` answered (a delivery webhook's re-read moved it on from `paid`): the
+    // charge is still the order's, and still spent from the deposit.
+    if (!moved.won) moved = await recordLateCharge(ctx, order.id, rubToKopecks(paid.priceChargedRub));
     noteSpending(ctx, moved);
     ctx.balanceSoon("charge");
     // The `pending` write moved the step on to the first poll (lifecycle.ts): nothing left to finish.
@@ -115,7 +118,11 @@ export async function submitPay(
     // A refusal may also mean "already paid" (a lost answer to an earlier pay): ask what happened.
     const remote = await reseller.getOrder(order.id).catch(() => null);
     if (remote && ["pending", "delivered", "failed"].includes(remote.status)) {
-      await transition(ctx, order.id, ["paid"], "pending", () => ({ resellerStatus: remote.status }));
+      // Charged by an earlier `pay` whose answer was lost: the deposit spent the quote's price.
+      noteSpending(
+        ctx,
+        await transition(ctx, order.id, ["paid"], "pending", () => ({ resellerStatus: remote.status })),
+      );
       await applyResellerOrder(ctx, order.id, remote);
       return;
     }
@@ -134,6 +141,24 @@ export async function submitPay(
     }));
     if (err.kind === "insufficient_funds") await holdBackForDeposit(ctx, order, balanceRub);
   }
+}
+
+/**
+ * What `pay` charged, written on an order that settled before `pay` answered; won only by the first
+ * such write (an order whose charge is recorded already, by `pay`'s own `pending` write or an
+ * earlier answer, is left alone), so the deposit's spending counts it once.
+ */
+async function recordLateCharge(
+  ctx: EngineContext,
+  orderId: string,
+  chargedKopecks: number,
+): Promise<{ won: boolean; order: Order | null }> {
+  const res = await ctx.store.update(orderId, (o) =>
+    o.chargedKopecks === undefined && (o.state === "pending" || FINAL_STATES.includes(o.state))
+      ? { next: { ...o, chargedKopecks } }
+      : null,
+  );
+  return { won: res.won, order: res.order };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { OrdersEngine } from "../../src/orders/engine.js";
 import { enter } from "../../src/orders/lifecycle.js";
 import { decodeRecord } from "../../src/orders/record.js";
 import type { Order } from "../../src/orders/types.js";
-import { ResellerValidationError } from "../../src/reseller/errors.js";
+import { ResellerApiError, ResellerValidationError } from "../../src/reseller/errors.js";
 import {
   type EngineHarness,
   type HarnessOptions,
@@ -522,6 +522,68 @@ describe("orders engine", () => {
     await finalState(hh, order.id);
     expect(hh.sandbox.stats(order.id).charges).toBe(1);
     expect(hh.sandbox.stats(order.id).pays).toBeGreaterThanOrEqual(2);
+  });
+
+  it("records what pay charged, and counts it as the deposit's spending once, when the order was delivered before pay answered", async () => {
+    const hh = await harness();
+    // `pay` charges at once and answers 1.5 s later: the delivery webhook settles the order first.
+    const slow = Object.create(hh.client) as typeof hh.client;
+    slow.payOrder = async (id) => {
+      const paid = await hh.client.payOrder(id);
+      await new Promise((r) => setTimeout(r, 1500));
+      return paid;
+    };
+    const engine = hh.buildEngine({ reseller: slow });
+    hh.engines.push(engine);
+    engine.start();
+    const customer = newCustomer();
+    const order = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const receipt = {
+      userId: customer.userId,
+      currency: "XTR" as const,
+      totalAmount: order.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    };
+    expect((await engine.markPaid(order.id, receipt)).outcome).toBe("paid");
+    await finalState(hh, order.id);
+    const charged = hh.sandbox.stats(order.id).chargedRub * 100;
+    await eventually(
+      async () => (await engine.get(order.id))?.chargedKopecks === charged,
+      10_000,
+      "the late pay answer's charge on the order",
+    );
+    expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
+    expect((await engine.recentSpending()).spentKopecks).toBe(charged);
+  });
+
+  it("counts the deposit's spending of an order whose pay was refused after an earlier pay had charged it", async () => {
+    const hh = await harness();
+    // The charge's answer is lost and the repeat is refused (the order is paid already).
+    const refusing = Object.create(hh.client) as typeof hh.client;
+    refusing.payOrder = async (id) => {
+      await hh.client.payOrder(id);
+      throw new ResellerApiError({
+        kind: "bad_request",
+        endpoint: "POST /api/reseller/order/pay",
+        status: 409,
+        message: "Reseller API refused the request (409 already_paid)",
+      });
+    };
+    const engine = hh.buildEngine({ reseller: refusing });
+    hh.engines.push(engine);
+    engine.start();
+    const customer = newCustomer();
+    const order = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const receipt = {
+      userId: customer.userId,
+      currency: "XTR" as const,
+      totalAmount: order.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    };
+    expect((await engine.markPaid(order.id, receipt)).outcome).toBe("paid");
+    await finalState(hh, order.id);
+    expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
+    expect((await engine.recentSpending()).spentKopecks).toBe(order.wholesaleKopecks);
   });
 
   it("answers a payment made in the chat with the card being delivered; pay's step queues no card update", async () => {
