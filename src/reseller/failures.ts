@@ -122,8 +122,11 @@ export function createFailures(ctx: FailureContext) {
       };
     }
     let kind: ResellerErrorKind;
-    if (status === 401 || status === 403) kind = "auth";
-    else if (status === 402 || mentionsInsufficientFunds(info)) kind = "insufficient_funds";
+    // A body that says the deposit ran short wins over the status: a 403 "insufficient balance" is
+    // a refusal for the deposit (the order is rejected and the product paused), not a bad key
+    // (which `pay` waits out, and the operators are told to check RESELLER_API_KEY).
+    if (status === 402 || mentionsInsufficientFunds(info)) kind = "insufficient_funds";
+    else if (status === 401 || status === 403) kind = "auth";
     else if (status === 404) kind = "not_found";
     else if (status >= 400 && status < 500) kind = "bad_request";
     else kind = "bad_response";

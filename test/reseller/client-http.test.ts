@@ -166,6 +166,19 @@ describe("reseller client over HTTP", () => {
     stub = undefined;
   });
 
+  it("takes a 403 whose body says the deposit ran short for insufficient funds, not a bad key", async () => {
+    const { client } = await setup((req) =>
+      req.url.endsWith("/pay")
+        ? {
+            status: 403,
+            body: { success: false, error: "insufficient_balance", message: "Insufficient balance" },
+          }
+        : { status: 403, body: { success: false, error: "forbidden", message: "Invalid API key" } },
+    );
+    expect(await failure(client.payOrder("c-1"))).toMatchObject({ kind: "insufficient_funds", status: 403 });
+    expect(await failure(client.balance())).toMatchObject({ kind: "auth", status: 403 });
+  });
+
   it("tells the operator to check the key on a 401", async () => {
     const { client } = await setup(() => ({ status: 401, body: { success: false, error: "unauthorized" } }));
     const err = await failure(client.balance());
