@@ -45,7 +45,16 @@ export function parseErrorBody(body: unknown): ErrorBodyInfo {
 const FUNDS_RE =
   /insufficient[\s_-]*(funds|balance|deposit)|not[\s_-]*enough[\s_-]*(funds|balance|money|deposit)|(balance|deposit)[\s_-]*(is[\s_-]*)?too[\s_-]*low|low[\s_-]*(balance|deposit)|(funds|balance|deposit)[\s_-]*insufficient/i;
 
+/**
+ * The same in Russian, which a service that prices in roubles and is run from a chat bot may
+ * answer in: «Недостаточно средств», «недостаточно средств на балансе», «не хватает денег»,
+ * «Баланс недостаточен», «средств недостаточно».
+ */
+const FUNDS_RU_RE =
+  /(недостаточно|не\s+хватает)\s+(средств|денег|баланса|бал)|(средств|денег|баланса?|депозита?)\s+недостаточ|недостаточн\S*\s+(баланс|депозит|средств)/i;
+
 /** True when an error body says the deposit does not cover the order. */
 export function mentionsInsufficientFunds(info: ErrorBodyInfo): boolean {
-  return FUNDS_RE.test(`${info.code ?? ""} ${info.message ?? ""}`);
+  const text = `${info.code ?? ""} ${info.message ?? ""}`;
+  return FUNDS_RE.test(text) || FUNDS_RU_RE.test(text);
 }

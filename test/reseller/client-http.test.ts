@@ -179,6 +179,27 @@ describe("reseller client over HTTP", () => {
     expect(await failure(client.balance())).toMatchObject({ kind: "auth", status: 403 });
   });
 
+  it("takes a refusal that says in Russian that the deposit ran short for insufficient funds", async () => {
+    const refusals = [
+      { success: false, error: "Недостаточно средств на балансе" },
+      { success: false, message: "Не хватает денег для оплаты заказа" },
+      { success: false, detail: "Баланс недостаточен" },
+      { success: false, error: "Средств недостаточно" },
+    ];
+    const { client } = await setup((_req, i) =>
+      i < refusals.length
+        ? { status: 400, body: refusals[i] }
+        : { status: 400, body: { success: false, error: "Неверный товар" } },
+    );
+    for (let i = 0; i < refusals.length; i++) {
+      expect(await failure(client.payOrder("c-1"))).toMatchObject({
+        kind: "insufficient_funds",
+        status: 400,
+      });
+    }
+    expect(await failure(client.payOrder("c-1"))).toMatchObject({ kind: "bad_request" });
+  });
+
   it("tells the operator to check the key on a 401", async () => {
     const { client } = await setup(() => ({ status: 401, body: { success: false, error: "unauthorized" } }));
     const err = await failure(client.balance());
