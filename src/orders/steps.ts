@@ -4,6 +4,7 @@
  * schedule member per order (jobs.ts `step`) runs whichever of these its state calls for.
  */
 import { ResellerApiError } from "../reseller/errors.js";
+import type { ResellerOrder } from "../reseller/types.js";
 import { noteDeposit, noteResellerError, pauseForDeposit } from "./alerts.js";
 import { type EngineContext, pollMsOf, transition } from "./context.js";
 import { backoff, Retry, TAKEN_OFF } from "./job-retry.js";
@@ -116,7 +117,26 @@ export async function submitPay(
       return backoff(ctx, order.times.paid, 1000);
     }
     // A refusal may also mean "already paid" (a lost answer to an earlier pay): ask what happened.
-    const remote = await reseller.getOrder(order.id).catch(() => null);
+    let remote: ResellerOrder | null = null;
+    try {
+      remote = await reseller.getOrder(order.id);
+    } catch (readErr) {
+      // The reseller does not know the order (404): nothing was charged. Any other failure leaves
+      // it unknown whether an earlier pay charged the deposit (the reseller would then deliver):
+      // the order stays paid and pay is asked again later, rather than refunded now.
+      if (!(readErr instanceof ResellerApiError && readErr.kind === "not_found")) {
+        ctx.log.warn(
+          {
+            orderId: order.id,
+            kind: err.kind,
+            readKind: readErr instanceof ResellerApiError ? readErr.kind : "unknown",
+          },
+          "pay refused and the order could not be read; will ask again",
+        );
+        await flagStuckIfLate(ctx, order);
+        return backoff(ctx, order.times.paid, 1000);
+      }
+    }
     if (remote && ["pending", "delivered", "failed"].includes(remote.status)) {
       // Charged by an earlier `pay` whose answer was lost: the deposit spent the quote's price.
       noteSpending(

@@ -586,6 +586,40 @@ describe("orders engine", () => {
     expect((await engine.recentSpending()).spentKopecks).toBe(order.wholesaleKopecks);
   });
 
+  it("keeps a paid order whose pay was refused while the order could not be read, and delivers it when an earlier pay had charged it", async () => {
+    const hh = await harness({ webhooks: false });
+    // The charge's answer is lost, the repeat is refused (paid already), and the order read that
+    // would tell so fails at that moment (every attempt of the client's).
+    const refusing = Object.create(hh.client) as typeof hh.client;
+    let pays = 0;
+    refusing.payOrder = async (id) => {
+      await hh.client.payOrder(id);
+      if (++pays === 1) hh.sandbox.fail("GET /api/reseller/order/*", "500", 4);
+      throw new ResellerApiError({
+        kind: "bad_request",
+        endpoint: "POST /api/reseller/order/pay",
+        status: 409,
+        message: "Reseller API refused the request (409 already_paid)",
+      });
+    };
+    const engine = hh.buildEngine({ reseller: refusing });
+    hh.engines.push(engine);
+    engine.start();
+    const customer = newCustomer();
+    const order = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const receipt = {
+      userId: customer.userId,
+      currency: "XTR" as const,
+      totalAmount: order.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    };
+    expect((await engine.markPaid(order.id, receipt)).outcome).toBe("paid");
+    const done = await finalState(hh, order.id, ["delivered", "rejected"]);
+    expect(done.state).toBe("delivered");
+    expect(done.refund).toBe("none");
+    expect(hh.sandbox.stats(order.id).charges).toBe(1);
+  });
+
   it("answers a payment made in the chat with the card being delivered; pay's step queues no card update", async () => {
     const hh = await harness();
     hh.sandbox.pauseDelivery(true);
