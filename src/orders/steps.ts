@@ -137,8 +137,10 @@ export async function submitPay(
         return backoff(ctx, order.times.paid, 1000);
       }
     }
-    if (remote && ["pending", "delivered", "failed"].includes(remote.status)) {
-      // Charged by an earlier `pay` whose answer was lost: the deposit spent the quote's price.
+    // Past `created` (pending, delivered, failed, or a status between them the spec does not show,
+    // such as "processing"): charged by an earlier `pay` whose answer was lost, so the deposit spent
+    // the quote's price and the order is followed to its end, not refunded while it is delivered.
+    if (remote && remote.status !== "created") {
       noteSpending(
         ctx,
         await transition(ctx, order.id, ["paid"], "pending", () => ({ resellerStatus: remote.status })),

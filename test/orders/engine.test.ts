@@ -620,6 +620,49 @@ describe("orders engine", () => {
     expect(hh.sandbox.stats(order.id).charges).toBe(1);
   });
 
+  it("follows a paid order whose pay was refused while the reseller shows it in a status the spec does not list, to its delivery", async () => {
+    const hh = await harness({ webhooks: false });
+    hh.sandbox.pauseDelivery(true);
+    // The charge's answer is lost, the repeat is refused (paid already), and the order reads as
+    // "processing", an intermediate status the spec leaves unshown.
+    const reseller = Object.create(hh.client) as typeof hh.client;
+    reseller.payOrder = async (id) => {
+      await hh.client.payOrder(id);
+      throw new ResellerApiError({
+        kind: "bad_request",
+        endpoint: "POST /api/reseller/order/pay",
+        status: 409,
+        message: "Reseller API refused the request (409 already_paid)",
+      });
+    };
+    reseller.getOrder = async (id) => {
+      const remote = await hh.client.getOrder(id);
+      return remote.status === "pending" ? { ...remote, status: "processing" } : remote;
+    };
+    const engine = hh.buildEngine({ reseller });
+    hh.engines.push(engine);
+    engine.start();
+    const customer = newCustomer();
+    const order = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const receipt = {
+      userId: customer.userId,
+      currency: "XTR" as const,
+      totalAmount: order.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    };
+    expect((await engine.markPaid(order.id, receipt)).outcome).toBe("paid");
+    await eventually(
+      async () => (await engine.get(order.id))?.state !== "paid",
+      10_000,
+      "the refused pay's outcome",
+    );
+    hh.sandbox.pauseDelivery(false);
+    const done = await finalState(hh, order.id, ["delivered", "rejected"]);
+    expect(done.state).toBe("delivered");
+    expect(done.refund).toBe("none");
+    expect(hh.sandbox.stats(order.id).charges).toBe(1);
+  });
+
   it("answers a payment made in the chat with the card being delivered; pay's step queues no card update", async () => {
     const hh = await harness();
     hh.sandbox.pauseDelivery(true);
