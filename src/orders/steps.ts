@@ -109,6 +109,11 @@ export async function submitPay(
     if (!(err instanceof ResellerApiError)) throw err;
     await noteResellerError(ctx, err);
     if (err.transient || err.kind === "auth") {
+      // No answer may still have been a charge (a pay slower than the client waits, whose every
+      // repeat is as slow): the order's read says so, and then the order is followed from there,
+      // as no status poll runs for a paid order.
+      const remote = err.transient ? await reseller.getOrder(order.id).catch(() => null) : null;
+      if (remote && remote.status !== "created") return followCharged(ctx, order, remote);
       ctx.log.warn(
         { orderId: order.id, kind: err.kind, status: err.status },
         "pay not accepted yet, will retry",
@@ -140,14 +145,7 @@ export async function submitPay(
     // Past `created` (pending, delivered, failed, or a status between them the spec does not show,
     // such as "processing"): charged by an earlier `pay` whose answer was lost, so the deposit spent
     // the quote's price and the order is followed to its end, not refunded while it is delivered.
-    if (remote && remote.status !== "created") {
-      noteSpending(
-        ctx,
-        await transition(ctx, order.id, ["paid"], "pending", () => ({ resellerStatus: remote.status })),
-      );
-      await applyResellerOrder(ctx, order.id, remote);
-      return;
-    }
+    if (remote && remote.status !== "created") return followCharged(ctx, order, remote);
     let balanceRub: number | null = null;
     if (err.kind === "insufficient_funds") {
       balanceRub = await reseller
@@ -163,6 +161,20 @@ export async function submitPay(
     }));
     if (err.kind === "insufficient_funds") await holdBackForDeposit(ctx, order, balanceRub);
   }
+}
+
+/**
+ * A paid order the reseller shows charged although `pay` gave no answer saying so (an earlier pay's
+ * answer was lost, or never came in time): `pending`, the deposit's spending counted (the quote's
+ * price), and what the reseller says applied, so a delivered or failed order settles now.
+ */
+async function followCharged(ctx: EngineContext, order: Order, remote: ResellerOrder): Promise<undefined> {
+  noteSpending(
+    ctx,
+    await transition(ctx, order.id, ["paid"], "pending", () => ({ resellerStatus: remote.status })),
+  );
+  await applyResellerOrder(ctx, order.id, remote);
+  return undefined;
 }
 
 /**

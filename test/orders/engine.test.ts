@@ -663,6 +663,37 @@ describe("orders engine", () => {
     expect(hh.sandbox.stats(order.id).charges).toBe(1);
   });
 
+  it("follows an order to its delivery when every pay is charged but answered too late, without webhooks", async () => {
+    const hh = await harness({ webhooks: false });
+    // Only the engine below runs the order's jobs.
+    await hh.engine.stop();
+    // Each pay goes through at the reseller; its answer never comes within the client's wait.
+    const slow = Object.create(hh.client) as typeof hh.client;
+    slow.payOrder = async (id) => {
+      await hh.client.payOrder(id);
+      throw new ResellerApiError({
+        kind: "timeout",
+        endpoint: "POST /api/reseller/order/pay",
+        message: "Reseller API did not answer in time at POST /api/reseller/order/pay",
+      });
+    };
+    const engine = hh.buildEngine({ reseller: slow });
+    hh.engines.push(engine);
+    engine.start();
+    const customer = newCustomer();
+    const order = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const receipt = {
+      userId: customer.userId,
+      currency: "XTR" as const,
+      totalAmount: order.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    };
+    expect((await engine.markPaid(order.id, receipt)).outcome).toBe("paid");
+    const done = await finalState(hh, order.id);
+    expect(done.refund).toBe("none");
+    expect(hh.sandbox.stats(order.id).charges).toBe(1);
+  });
+
   it("answers a payment made in the chat with the card being delivered; pay's step queues no card update", async () => {
     const hh = await harness();
     hh.sandbox.pauseDelivery(true);
