@@ -36,6 +36,11 @@ export interface CallSpec<T> {
   body?: unknown;
   signal?: AbortSignal;
   parse: (body: unknown) => T;
+  /**
+   * A 2xx with `success: false` whose parsed body this accepts is an answer, not a failure: an
+   * order read that says the order failed may mark the whole body `success: false`.
+   */
+  answerDespiteFailure?: (value: T) => boolean;
 }
 
 /** The HTTP side of the reseller client: `call` sends one request and retries it; `close` ends the pool. */
@@ -80,6 +85,14 @@ export function createTransport(opts: ResellerClientOptions): ResellerTransport 
       typeof body === "object" &&
       body !== null &&
       (body as { success?: unknown }).success === false;
+    if (status >= 200 && status < 300 && saysFailure && spec.answerDespiteFailure) {
+      try {
+        const value = spec.parse(body);
+        if (spec.answerDespiteFailure(value)) return { ok: true, value };
+      } catch {
+        // Not an answer after all: a failure, as below.
+      }
+    }
     if (status < 200 || status >= 300 || saysFailure) {
       return { ok: false, ...statusFailure(status, body, where, spec.endpoint, res.headers["retry-after"]) };
     }

@@ -280,6 +280,30 @@ describe("reseller client over HTTP", () => {
     }
   });
 
+  it("reads an order record marked success:false as the order, and a success:false that is no record of it as a refusal", async () => {
+    const { client } = await setup((req) =>
+      req.url.endsWith("/c-failed")
+        ? {
+            status: 200,
+            body: {
+              success: false,
+              custom_id: "c-failed",
+              status: "failed",
+              error_message: "Recipient not found",
+            },
+          }
+        : req.url.endsWith("/c-error")
+          ? { status: 200, body: { success: false, status: "failed", message: "Internal error" } }
+          : { status: 200, body: { success: false, error: "not_found", message: "No such order" } },
+    );
+    expect(await client.getOrder("c-failed")).toMatchObject({
+      status: "failed",
+      errorMessage: "Recipient not found",
+    });
+    expect(await failure(client.getOrder("c-other"))).toMatchObject({ kind: "bad_request", status: 200 });
+    expect(await failure(client.getOrder("c-error"))).toMatchObject({ kind: "bad_request", status: 200 });
+  });
+
   it("turns a 2xx body it cannot understand into bad_response naming the endpoint, without retrying", async () => {
     const bodies: StubAction[] = [
       { status: 200, raw: "<html>oops</html>" },
