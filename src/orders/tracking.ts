@@ -4,8 +4,17 @@ import { alertMessage, TRACKED_STATES } from "./lifecycle.js";
 import { FINAL_STATES, type Order } from "./types.js";
 
 /**
+ * Statuses the spec does not show that say the order ended undelivered: a cancellation or a refund
+ * ("any cancellation or refund: not shown"), a rejection, an expiry. They end the order as failed
+ * (the customer told and refunded, the operators alerted with the status), where they would keep
+ * it "being delivered" until flagged stuck a day later.
+ */
+const ENDED_UNDELIVERED = /cancel|refund|reject|expire|declin/i;
+
+/**
  * What the reseller says about an order (GET /order, the source of truth) applied to ours:
- * delivered and failed end it; any other status is only remembered.
+ * delivered and failed end it, and so do statuses that say it ended undelivered; any other
+ * status is only remembered.
  */
 export async function applyResellerOrder(
   ctx: EngineContext,
@@ -20,7 +29,7 @@ export async function applyResellerOrder(
     }));
     return res.order;
   }
-  if (remote.status === "failed") {
+  if (remote.status === "failed" || ENDED_UNDELIVERED.test(remote.status)) {
     const res = await transition(ctx, orderId, TRACKED_STATES, "failed", () => ({
       resellerStatus: remote.status,
       errorMessage: remote.errorMessage ?? undefined,

@@ -694,6 +694,36 @@ describe("orders engine", () => {
     expect(hh.sandbox.stats(order.id).charges).toBe(1);
   });
 
+  it("ends an order the reseller shows cancelled or refunded as failed: refunded and told once", async () => {
+    for (const status of ["cancelled", "refunded"]) {
+      const hh = await harness({ webhooks: false });
+      await hh.engine.stop();
+      const reseller = Object.create(hh.client) as typeof hh.client;
+      reseller.getOrder = async (id) => {
+        const remote = await hh.client.getOrder(id);
+        return remote.status === "delivered" ? { ...remote, status, errorMessage: null } : remote;
+      };
+      const engine = hh.buildEngine({ reseller });
+      hh.engines.push(engine);
+      engine.start();
+      const customer = newCustomer();
+      const order = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+      const receipt = {
+        userId: customer.userId,
+        currency: "XTR" as const,
+        totalAmount: order.amount!,
+        telegramChargeId: `stxCharge${++chargeSeq}`,
+      };
+      expect((await engine.markPaid(order.id, receipt)).outcome).toBe("paid");
+      const done = await finalState(hh, order.id, ["failed"]);
+      expect(done.resellerStatus).toBe(status);
+      expect(done.refund).toBe("done");
+      expect(hh.notifier.finalsFor(order.id)).toHaveLength(1);
+      await hh.close();
+      h = undefined;
+    }
+  });
+
   it("answers a payment made in the chat with the card being delivered; pay's step queues no card update", async () => {
     const hh = await harness();
     hh.sandbox.pauseDelivery(true);
