@@ -109,9 +109,9 @@ export async function submitPay(
     if (!(err instanceof ResellerApiError)) throw err;
     await noteResellerError(ctx, err);
     if (err.transient || err.kind === "auth") {
-      // No answer may still have been a charge (a pay slower than the client waits, whose every
-      // repeat is as slow): the order's read says so, and then the order is followed from there,
-      // as no status poll runs for a paid order.
+      // No answer may still have been a charge (an answer lost on the way, or slower than the
+      // client waits): the order's read says so, and then the order is followed from there with no
+      // second pay (no status poll runs for a paid order). Only an order still `created` is paid again.
       const remote = err.transient ? await reseller.getOrder(order.id).catch(() => null) : null;
       if (remote && remote.status !== "created") return followCharged(ctx, order, remote);
       ctx.log.warn(

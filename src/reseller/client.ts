@@ -28,10 +28,11 @@ function requireId(field: string, value: unknown): string {
 /**
  * The reseller API client: one method per endpoint, one keep-alive connection pool for the
  * API's origin. Every call is retried with jittered exponential backoff on network errors,
- * timeouts, 5xx and 429 (honouring Retry-After); a 4xx is never retried. Retrying create and
- * pay is safe because the retry sends the same body, so the same custom_id: the API treats a
- * repeat as the same order and charges once. The API key goes into the Authorization header
- * only and is scrubbed from anything the client logs or puts into an error.
+ * timeouts, 5xx and 429 (honouring Retry-After); a 4xx is never retried. Retrying create is
+ * safe because the retry sends the same body, so the same custom_id: the API treats a repeat as
+ * the same order. `pay` is sent once per call: its caller reads the order before paying again.
+ * The API key goes into the Authorization header only and is scrubbed from anything the client
+ * logs or puts into an error.
  */
 export function createResellerClient(opts: ResellerClientOptions): ResellerClient {
   const { call, close: closePool } = createTransport(opts);
@@ -78,6 +79,10 @@ export function createResellerClient(opts: ResellerClientOptions): ResellerClien
         body: { custom_id: id },
         signal: o?.signal,
         parse: (b) => parsePayOrder(b, id),
+        // Not repeated here: a pay that got no answer may have charged the deposit, and the caller
+        // reads the order before asking again (orders/steps.ts `submitPay`), so an answer lost after
+        // the charge costs no second pay.
+        retries: 0,
       });
     },
     async getOrder(customId, o) {

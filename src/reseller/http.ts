@@ -41,6 +41,8 @@ export interface CallSpec<T> {
    * order read that says the order failed may mark the whole body `success: false`.
    */
   answerDespiteFailure?: (value: T) => boolean;
+  /** Retries after the first attempt, instead of the client's own (`ResellerClientOptions.retries`). */
+  retries?: number;
 }
 
 /** The HTTP side of the reseller client: `call` sends one request and retries it; `close` ends the pool. */
@@ -118,7 +120,7 @@ export function createTransport(opts: ResellerClientOptions): ResellerTransport 
     const { endpoint } = spec;
 
     return retryLoop<T, ResellerApiError>({
-      retries,
+      retries: spec.retries ?? retries,
       backoff,
       signal: spec.signal,
       attempt: () =>

@@ -87,16 +87,24 @@ describe("reseller client over HTTP", () => {
         retries: 2,
       },
     );
-    const err = await failure(client.payOrder("c-1"));
+    const err = await failure(client.getOrder("c-1"));
     expect(stub.requests).toHaveLength(3);
     expect(err).toMatchObject({
       kind: "server",
       status: 503,
       code: "maintenance",
-      endpoint: "POST /api/reseller/order/pay",
+      endpoint: "GET /api/reseller/order/{custom_id}",
     });
     expect(err.transient).toBe(true);
-    expect(err.message).toContain("POST /api/reseller/order/pay after 3 attempts");
+    expect(err.message).toContain("GET /api/reseller/order/c-1 after 3 attempts");
+  });
+
+  it("sends pay once whatever went wrong: its caller reads the order before paying again", async () => {
+    const { stub, client } = await setup(() => ({ status: 503, body: { success: false } }), { retries: 2 });
+    const err = await failure(client.payOrder("c-1"));
+    expect(stub.requests).toHaveLength(1);
+    expect(err).toMatchObject({ kind: "server", status: 503, endpoint: "POST /api/reseller/order/pay" });
+    expect(err.transient).toBe(true);
   });
 
   it("reports a timeout kind when every attempt hangs", async () => {

@@ -246,13 +246,14 @@ describe("reseller client against the sandbox", () => {
   });
 
   it.each(["500", "hang", "lose_response", "reset"] as const)(
-    "retries create and pay after %s with the same custom_id and charges once",
+    "retries create after %s with the same custom_id; pay fails once and a second pay charges once",
     async (mode) => {
       const req = stars(300);
       const chargesBefore = sandbox.totalCharges();
       sandbox.fail("POST /api/reseller/order/create", mode, 1);
       sandbox.fail("POST /api/reseller/order/pay", mode, 1);
       await client.createOrder(req);
+      await expect(client.payOrder(req.custom_id)).rejects.toMatchObject({ transient: true });
       const paid = await client.payOrder(req.custom_id);
       expect(paid.status).toBe("pending");
       const sent = sandbox.requests().filter((r) => r.path.startsWith("/api/reseller/order/"));
