@@ -49,6 +49,9 @@ export async function nextStep(
   }
 }
 
+/** The spec's statuses of an order whose `pay` went through (§3). */
+const CHARGED_STATUSES = ["pending", "delivered", "failed"];
+
 /** How far apart two processes' clocks may be, for {@link claimedBeforeExpiry}. */
 const CLOCK_MARGIN_MS = 60_000;
 
@@ -110,10 +113,11 @@ export async function submitPay(
     await noteResellerError(ctx, err);
     if (err.transient || err.kind === "auth") {
       // No answer may still have been a charge (an answer lost on the way, or slower than the
-      // client waits): the order's read says so, and then the order is followed from there with no
-      // second pay (no status poll runs for a paid order). Only an order still `created` is paid again.
+      // client waits): the order's read says so (a status of the spec's after `pay`), and then the
+      // order is followed from there with no second pay (no status poll runs for a paid order).
+      // Any other status is paid again: a repeat charges nothing twice, and its answer tells.
       const remote = err.transient ? await reseller.getOrder(order.id).catch(() => null) : null;
-      if (remote && remote.status !== "created") return followCharged(ctx, order, remote);
+      if (remote && CHARGED_STATUSES.includes(remote.status)) return followCharged(ctx, order, remote);
       ctx.log.warn(
         { orderId: order.id, kind: err.kind, status: err.status },
         "pay not accepted yet, will retry",

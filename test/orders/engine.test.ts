@@ -734,6 +734,34 @@ describe("orders engine", () => {
     }
   });
 
+  it("pays again after a pay without an answer while the reseller shows the order in a status it does not say is paid", async () => {
+    const hh = await harness({ webhooks: false });
+    await hh.engine.stop();
+    // The first pay is lost before the reseller sees it; the order then reads "new", a status the
+    // spec does not show, rather than "created".
+    hh.sandbox.fail("POST /api/reseller/order/pay", "reset", 1);
+    const reseller = Object.create(hh.client) as typeof hh.client;
+    reseller.getOrder = async (id) => {
+      const remote = await hh.client.getOrder(id);
+      return remote.status === "created" ? { ...remote, status: "new" } : remote;
+    };
+    const engine = hh.buildEngine({ reseller });
+    hh.engines.push(engine);
+    engine.start();
+    const customer = newCustomer();
+    const order = await engine.quote({ orderId: newOrderId(), item: sampleItems().stars!, customer });
+    const receipt = {
+      userId: customer.userId,
+      currency: "XTR" as const,
+      totalAmount: order.amount!,
+      telegramChargeId: `stxCharge${++chargeSeq}`,
+    };
+    expect((await engine.markPaid(order.id, receipt)).outcome).toBe("paid");
+    const done = await finalState(hh, order.id);
+    expect(done.refund).toBe("none");
+    expect(hh.sandbox.stats(order.id)).toMatchObject({ pays: 1, charges: 1 });
+  });
+
   it("answers a payment made in the chat with the card being delivered; pay's step queues no card update", async () => {
     const hh = await harness();
     hh.sandbox.pauseDelivery(true);
