@@ -30,6 +30,11 @@ export class ResellerApiError extends ApiClientError<ResellerErrorKind> {
   readonly endpoint: string;
   /** Fields a 400 named as missing or invalid. */
   readonly missingFields: string[];
+  /**
+   * The answer was to a repeat of a request whose earlier attempt got no usable answer (and may
+   * have been processed): a refusal may then be of the repeat ("already exists"), not of the request.
+   */
+  readonly repeated: boolean;
 
   constructor(init: {
     kind: ResellerErrorKind;
@@ -40,10 +45,12 @@ export class ResellerApiError extends ApiClientError<ResellerErrorKind> {
     body?: unknown;
     message: string;
     cause?: unknown;
+    repeated?: boolean;
   }) {
     super(init);
     this.endpoint = init.endpoint;
     this.missingFields = init.missingFields ?? [];
+    this.repeated = init.repeated ?? false;
   }
 
   /** True when the same request may succeed later (the engine retries these with the same custom_id). */

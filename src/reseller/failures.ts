@@ -190,5 +190,21 @@ export function withAttempts(err: ResellerApiError, attempts: number): ResellerA
     body: err.body,
     message: err.message.replace(/ — /, ` after ${attempts} attempts — `),
     cause: err.cause,
+    repeated: true,
+  });
+}
+
+/** Re-issues the final error of a request that was sent more than once as the answer to a repeat. */
+export function asRepeat(err: ResellerApiError): ResellerApiError {
+  return new ResellerApiError({
+    kind: err.kind,
+    endpoint: err.endpoint,
+    status: err.status,
+    code: err.code,
+    missingFields: err.missingFields,
+    body: err.body,
+    message: `${err.message} (answering a repeat of the request)`,
+    cause: err.cause,
+    repeated: true,
   });
 }

@@ -11,7 +11,7 @@ import {
   retryLoop,
 } from "../http-client/index.js";
 import type { ResellerApiError } from "./errors.js";
-import { createFailures, withAttempts } from "./failures.js";
+import { asRepeat, createFailures, withAttempts } from "./failures.js";
 import { ResponseShapeError } from "./parse-common.js";
 
 export interface ResellerClientOptions extends ApiTimeouts {
@@ -133,7 +133,11 @@ export function createTransport(opts: ResellerClientOptions): ResellerTransport 
         ),
       report: callReport(log, "reseller request", { endpoint }, { onRequest: opts.onRequest }),
       finalError: (failure, attempts) =>
-        failure.retry && attempts > 1 ? withAttempts(failure.error, attempts) : failure.error,
+        attempts <= 1
+          ? failure.error
+          : failure.retry
+            ? withAttempts(failure.error, attempts)
+            : asRepeat(failure.error),
     });
   }
 

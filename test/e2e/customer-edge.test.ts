@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, startApp } from "../../src/main.js";
 import {
@@ -7,6 +9,7 @@ import {
   newAppCustomer,
   orderIdOf,
   starsCard,
+  startAppBackends,
   startAppHarness,
 } from "../helpers/app-harness.js";
 
@@ -197,6 +200,60 @@ describe("a restart in the middle of a conversation", () => {
       expect(h.sandbox.stats(id)).toMatchObject({ creates: 1, charges: 1 });
     } finally {
       await second?.stop(2_000);
+    }
+  });
+});
+
+describe("a create whose answer was lost", () => {
+  it("refused on its repeat (an order with that id exists) says the supplier is not answering, and Retry quotes anew", async () => {
+    const b = await startAppBackends();
+    // In front of the sandbox: the first create is processed but answered 500, its repeat 409.
+    let creates = 0;
+    const proxy = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", async () => {
+        const body = Buffer.concat(chunks).toString();
+        const up = await fetch(b.sandbox.url + (req.url ?? ""), {
+          method: req.method,
+          headers: { authorization: String(req.headers.authorization), "content-type": "application/json" },
+          body: req.method === "GET" ? undefined : body,
+        });
+        let [status, text] = [up.status, await up.text()];
+        if (req.url?.endsWith("/order/create") && ++creates <= 2) {
+          [status, text] =
+            creates === 1
+              ? [500, ""]
+              : [
+                  409,
+                  JSON.stringify({ success: false, error: "duplicate", message: "Order already exists" }),
+                ];
+        }
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(text);
+      });
+    });
+    await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
+    const { port } = proxy.address() as AddressInfo;
+    let app: App | undefined;
+    try {
+      app = await startApp(
+        { ...b.env, RESELLER_API_URL: `http://127.0.0.1:${port}` },
+        { engine: { leaseMs: 5_000, idleDelayMs: 20 } },
+      );
+      const c = newAppCustomer(b.telegram);
+      await c.sendText("/start");
+      await c.pressButton("⭐ Telegram Stars", T);
+      await c.pressButton("50 ⭐", T);
+      await c.pressButton(/^🙋 To myself/, T);
+      const told = await c.waitForBotMessage(/not answering/, 10_000);
+      expect(told.text).not.toContain("Check what you entered");
+      await c.pressButton("🔄 Try again", T);
+      await c.waitForBotMessage(/Order #/, 10_000);
+    } finally {
+      await app?.stop(2_000);
+      await new Promise((ok) => proxy.close(ok));
+      await b.close();
     }
   });
 });

@@ -128,6 +128,11 @@ async function attempt(
       return { ok: false, kind: "transient" };
     }
     deps.logger.error({ err, orderId }, "quote refused");
+    // A create refused only on its repeat, after an attempt that got no answer (an "already
+    // exists", a body without the price): nothing the customer entered was wrong, and a Retry
+    // quotes under a new id.
+    if (err instanceof ResellerApiError && err.repeated && !["insufficient_funds", "auth"].includes(err.kind))
+      return { ok: false, kind: "refused", reason: "quote-unavailable" };
     const reason =
       err instanceof ResellerApiError && err.kind === "bad_request"
         ? "quote-refused-request"
