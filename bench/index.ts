@@ -248,7 +248,7 @@ if (runs("quote")) {
       "customers",
       "quoted / completed",
       "commands per order (incl. inside Lua)",
-      "the order's own / the idle looks meanwhile",
+      "the order's own / the idle looks and PINGs meanwhile",
       "of them sent by the bot / round trips",
       "goal",
       "by command",

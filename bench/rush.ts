@@ -457,8 +457,9 @@ export interface QuoteToFinalResult {
   clientByCommandPerOrder?: Record<string, number>;
   /**
    * Of `redisCommandsPerOrder`, the idle looks of the processes' job worker and dispatcher that
-   * fell within the count (one ZRANGE each every 2 s whatever the orders, bench/redis-probe.ts):
-   * the rest is the orders' own.
+   * fell within the count (one ZRANGE each every 2 s whatever the orders, bench/redis-probe.ts) and
+   * the connections' watchdog PINGs (one a second on a connection that read nothing since the
+   * last look, src/redis/connect.ts; none while commands flow): the rest is the orders' own.
    */
   idleLooksPerOrder: number;
   seconds: number;
@@ -578,7 +579,9 @@ export async function quoteToFinal(customers: number): Promise<QuoteToFinalResul
         probeBefore && probeAfter ? perOrder(probeAfter.roundTrips - probeBefore.roundTrips) : Number.NaN,
       clientByCommandPerOrder: byName,
       idleLooksPerOrder: byName
-        ? sum(Object.entries(byName).flatMap(([c, k]) => (c.startsWith("zrange ") ? [k] : [])))
+        ? sum(
+            Object.entries(byName).flatMap(([c, k]) => (c.startsWith("zrange ") || c === "ping" ? [k] : [])),
+          )
         : Number.NaN,
       redisByCommandPerOrder: Object.fromEntries([...diff].map(([c, n]) => [c, perOrder(n)])),
       seconds,
