@@ -179,8 +179,8 @@ export function createFailures(ctx: FailureContext) {
   return { apiError, statusFailure, transportFailure };
 }
 
-/** Re-issues a transient error with the number of attempts in its message. */
-export function withAttempts(err: ResellerApiError, attempts: number): ResellerApiError {
+/** The same error with another message, marked as the answer to a request sent more than once. */
+function reissued(err: ResellerApiError, message: string): ResellerApiError {
   return new ResellerApiError({
     kind: err.kind,
     endpoint: err.endpoint,
@@ -188,23 +188,18 @@ export function withAttempts(err: ResellerApiError, attempts: number): ResellerA
     code: err.code,
     missingFields: err.missingFields,
     body: err.body,
-    message: err.message.replace(/ — /, ` after ${attempts} attempts — `),
+    message,
     cause: err.cause,
     repeated: true,
   });
 }
 
+/** Re-issues a transient error with the number of attempts in its message. */
+export function withAttempts(err: ResellerApiError, attempts: number): ResellerApiError {
+  return reissued(err, err.message.replace(/ — /, ` after ${attempts} attempts — `));
+}
+
 /** Re-issues the final error of a request that was sent more than once as the answer to a repeat. */
 export function asRepeat(err: ResellerApiError): ResellerApiError {
-  return new ResellerApiError({
-    kind: err.kind,
-    endpoint: err.endpoint,
-    status: err.status,
-    code: err.code,
-    missingFields: err.missingFields,
-    body: err.body,
-    message: `${err.message} (answering a repeat of the request)`,
-    cause: err.cause,
-    repeated: true,
-  });
+  return reissued(err, `${err.message} (answering a repeat of the request)`);
 }
